@@ -1,0 +1,1 @@
+"""Topic-label annotation: import, agreement, adjudication, curation and splits."""

@@ -1,0 +1,5 @@
+import sys
+
+from builder.cli.main import main
+
+sys.exit(main())

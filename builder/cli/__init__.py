@@ -1,0 +1,1 @@
+"""The ``builder`` command line (see :mod:`builder.cli.main`)."""

@@ -1,0 +1,164 @@
+"""Load a built, projected or exported dataset folder as tables per variant and split.
+
+Every stage after assembly (``qc``, ``export``, ``licenses``, ``evaluate``)
+reads its input through :func:`load_dataset_dir`, which understands the three
+layouts the toolkit writes:
+
+1. *Assembled* (``builder assemble``): ``DIR/manifest.json`` and
+   ``DIR/<split>.parquet`` (or ``.jsonl``/``.tsv``) holding :class:`MCItem`
+   rows; the variant is the ``language`` column.
+2. *Variant folders* (``builder extend``/``romanize``/``annotate split`` and
+   the SIB-200 release): ``DIR/<variant>/<split>.{parquet,tsv,jsonl}``, or a
+   single ``DIR/<split>.tsv`` whose variant is the folder name.
+3. *Exported* (``builder export``): ``DIR/<variant>/<split>.parquet`` beside a
+   ``README.md`` card and ``manifest.json``; the same rule as 2.
+
+Splits are ``train``, ``dev``, ``test`` (and any other ``*.parquet`` stem).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from schemas.errors import SchemaError, SourceError
+from schemas.records import LANGUAGE_CODE
+
+from .io import read_sib_tsv, require_path
+
+SPLIT_ORDER = ("train", "dev", "validation", "valid", "val", "test")
+_SUFFIXES = (".parquet", ".jsonl", ".tsv")
+_SKIP = {"dropped", "manifest", "labels", "qc_report", "results"}
+
+
+@dataclass
+class LoadedDataset:
+    """Tables of one dataset folder: ``tables[variant][split]`` is a DataFrame."""
+
+    root: Path
+    kind: str  # "mc" or "topic"
+    tables: dict[str, dict[str, pd.DataFrame]]
+    manifest: dict | None = None
+    files: dict[tuple[str, str], Path] = field(default_factory=dict)
+
+    @property
+    def variants(self) -> list[str]:
+        return sorted(self.tables)
+
+    def splits(self, variant: str) -> list[str]:
+        return _order_splits(self.tables[variant])
+
+
+def _order_splits(names) -> list[str]:
+    return sorted(names, key=lambda s: (SPLIT_ORDER.index(s) if s in SPLIT_ORDER else len(SPLIT_ORDER), s))
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """Read one split file (Parquet, JSONL or SIB-style TSV) as a DataFrame."""
+    path = require_path(path, kind="file")
+    if path.suffix == ".parquet":
+        try:
+            return pd.read_parquet(path)
+        except Exception as err:  # pyarrow raises several types
+            raise SourceError(f"cannot read Parquet: {err}", file=path) from None
+    if path.suffix == ".jsonl":
+        rows = []
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as err:
+                    raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
+        return pd.DataFrame(rows)
+    if path.suffix == ".tsv":
+        rows = read_sib_tsv(path)
+        frame = pd.DataFrame(rows, columns=list(rows[0].keys()) if rows else ["index_id", "category", "text"])
+        if "index_id" in frame:
+            frame["index_id"] = frame["index_id"].astype("int64")
+        return frame
+    raise SourceError(f"unsupported split file type {path.suffix!r}; expected .parquet, .jsonl or .tsv",
+                      file=path)
+
+
+def _split_files(folder: Path) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for suffix in _SUFFIXES:  # parquet wins over jsonl wins over tsv
+        for f in sorted(folder.glob(f"*{suffix}")):
+            stem = f.name[: -len(suffix)]
+            if stem in _SKIP or stem.startswith(".") or stem in found:
+                continue
+            found[stem] = f
+    return found
+
+
+def _kind(frame: pd.DataFrame, where: Path) -> str:
+    cols = set(frame.columns)
+    if {"question", "answer1", "correct_answer_num"} <= cols:
+        return "mc"
+    if {"index_id", "category", "text"} <= cols:
+        return "topic"
+    raise SchemaError("columns match neither multiple-choice (question, answer1-4, correct_answer_num) "
+                      f"nor topic (index_id, category, text) records; found {sorted(cols)}", file=where)
+
+
+def load_dataset_dir(root: str | Path, *, variants=None) -> LoadedDataset:
+    """Load every variant and split under ``root``.
+
+    Parameters
+    ----------
+    root : path
+        A folder in one of the layouts in the module docstring.
+    variants : iterable of str, optional
+        Keep only these variants; an unknown name is an error listing the known ones.
+    """
+    root = require_path(root, what="dataset folder", kind="dir")
+    manifest = None
+    if (root / "manifest.json").is_file():
+        try:
+            manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise SchemaError(f"malformed JSON: {err.msg}", file=root / "manifest.json",
+                              record=f"line {err.lineno}") from None
+    tables: dict[str, dict[str, pd.DataFrame]] = {}
+    files: dict[tuple[str, str], Path] = {}
+    direct = _split_files(root)
+    if direct:
+        for split, path in direct.items():
+            frame = read_table(path)
+            if "language" in frame.columns and frame["language"].notna().all() and len(frame):
+                for lang, part in frame.groupby("language", sort=True):
+                    tables.setdefault(str(lang), {})[split] = part.reset_index(drop=True)
+                    files[(str(lang), split)] = path
+            else:
+                tables.setdefault(root.name, {})[split] = frame
+                files[(root.name, split)] = path
+    else:
+        for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            split_files = _split_files(sub)
+            if not split_files:
+                continue
+            for split, path in split_files.items():
+                tables.setdefault(sub.name, {})[split] = read_table(path)
+                files[(sub.name, split)] = path
+    if not tables:
+        raise SourceError("no split files found (expected <split>.parquet/.jsonl/.tsv in the folder "
+                          "or in one folder per variant)", file=root)
+    if variants:
+        unknown = sorted(set(variants) - set(tables))
+        if unknown:
+            raise SchemaError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(sorted(tables))}",
+                              file=root)
+        tables = {v: tables[v] for v in variants}
+    first_variant = next(iter(tables.values()))
+    first_path = files[(next(iter(tables)), next(iter(first_variant)))]
+    kind = _kind(next(iter(first_variant.values())), first_path)
+    return LoadedDataset(root=root, kind=kind, tables=tables, manifest=manifest, files=files)
+
+
+def variant_script(variant: str) -> str | None:
+    """The ISO 15924 part of a FLORES code (``hin_Deva`` -> ``Deva``), else None."""
+    return variant.split("_", 1)[1] if LANGUAGE_CODE.match(variant) else None

@@ -1,0 +1,1 @@
+"""builder/evaluation package."""

@@ -1,0 +1,1 @@
+"""builder/filters package."""

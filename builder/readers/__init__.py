@@ -1,0 +1,1 @@
+"""builder/readers package."""

@@ -1,0 +1,125 @@
+"""Script identification, in one place (used by ``extend``, ``romanize`` and ``qc``).
+
+A FLORES-200 code ends in an ISO 15924 script code (``hin_Deva``). Letters are
+matched with the Unicode Script property through the ``regex`` package
+(``\\p{Script=Deva}``), not with hand-made code-point ranges. Real sentences
+carry names, numbers and punctuation in other scripts, so text is judged by the
+*share of its letters* (``\\p{L}`` and ``\\p{M}`` outside the Common and
+Inherited scripts) that belong to the declared script.
+
+ISO 15924 codes that Unicode does not define as one script are mapped to the
+scripts they are written in: ``Hans``/``Hant`` -> Han, ``Jpan`` -> Han +
+Hiragana + Katakana, ``Kore`` -> Hangul + Han.
+
+>>> round(letter_share("नमस्ते दुनिया", "Deva"), 2)
+1.0
+>>> letter_share("Hello नमस्ते", "Latn") < 0.5
+True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+import regex
+
+#: ISO 15924 codes written in several Unicode scripts.
+COMPOSITE_SCRIPTS = {
+    "Hans": ("Hani",),
+    "Hant": ("Hani",),
+    "Jpan": ("Hani", "Hira", "Kana"),
+    "Kore": ("Hang", "Hani"),
+}
+
+_LETTER = regex.compile(r"[\p{L}\p{M}]")
+_NEUTRAL = regex.compile(r"[\p{Script=Zyyy}\p{Script=Zinh}]")
+
+
+def unicode_scripts(code: str) -> tuple[str, ...]:
+    """Unicode script codes behind an ISO 15924 code (``Jpan`` -> Hani, Hira, Kana)."""
+    return COMPOSITE_SCRIPTS.get(code, (code,))
+
+
+@lru_cache(maxsize=None)
+def script_letters(code: str) -> "regex.Pattern":
+    """A compiled pattern matching one letter or mark of script ``code``.
+
+    Raises ValueError for a code Unicode does not know.
+    """
+    parts = "".join(rf"\p{{Script={s}}}" for s in unicode_scripts(code))
+    try:
+        return regex.compile(rf"[{parts}]")
+    except regex.error:
+        raise ValueError(f"unknown ISO 15924 script code {code!r}") from None
+
+
+def count_letters(text: str, code: str) -> tuple[int, int]:
+    """Return ``(letters, letters_in_script)`` for ``text``.
+
+    Letters are ``\\p{L}``/``\\p{M}`` characters that are not Common or
+    Inherited (so digits, punctuation and combining marks shared by all
+    scripts count for nobody).
+    """
+    pattern = script_letters(code)
+    letters = [c for c in _LETTER.findall(text) if not _NEUTRAL.match(c)]
+    return len(letters), sum(1 for c in letters if pattern.match(c))
+
+
+def letter_share(text: str, code: str) -> float:
+    """Share of the letters of ``text`` written in script ``code`` (1.0 for no letters)."""
+    total, inside = count_letters(text, code)
+    return 1.0 if total == 0 else inside / total
+
+
+#: Scripts tried by :func:`dominant_script`, most common first.
+KNOWN_SCRIPTS = (
+    "Latn", "Cyrl", "Arab", "Deva", "Hani", "Hira", "Kana", "Hang", "Beng", "Grek", "Hebr", "Thai", "Taml",
+    "Telu", "Knda", "Mlym", "Gujr", "Guru", "Orya", "Sinh", "Tibt", "Ethi", "Geor", "Armn", "Khmr", "Laoo",
+    "Mymr", "Nkoo", "Tfng", "Olck", "Mtei", "Thaa", "Syrc", "Cans", "Cher", "Vaii", "Yiii",
+)
+
+
+def dominant_script(text: str) -> str | None:
+    """The Unicode script holding most letters of ``text`` (None without letters).
+
+    >>> dominant_script("ߒ ߓߊ߯ ߡߊ߬")
+    'Nkoo'
+    """
+    best, best_n = None, 0
+    for code in KNOWN_SCRIPTS:
+        n = len(script_letters(code).findall(text))
+        if n > best_n:
+            best, best_n = code, n
+    return best
+
+
+@dataclass(frozen=True)
+class ScriptReport:
+    """How well lines match a declared script.
+
+    ``file_share`` is the share of all letters in the script; ``bad_lines``
+    lists the 0-based indexes of lines whose share is below the line threshold.
+    """
+
+    script: str
+    letters: int
+    in_script: int
+    bad_lines: tuple[int, ...]
+
+    @property
+    def file_share(self) -> float:
+        return 1.0 if self.letters == 0 else self.in_script / self.letters
+
+
+def check_script(lines: Sequence[str] | Iterable[str], code: str, *, min_line_share: float = 0.5) -> ScriptReport:
+    """Judge each line and the whole text against script ``code``."""
+    total = inside = 0
+    bad = []
+    for i, line in enumerate(lines):
+        t, s = count_letters(line, code)
+        total += t
+        inside += s
+        if t and s / t < min_line_share:
+            bad.append(i)
+    return ScriptReport(script=code, letters=total, in_script=inside, bad_lines=tuple(bad))

@@ -1,0 +1,1 @@
+"""Data cards, the license registry and its combination rules."""

@@ -1,0 +1,1 @@
+"""Quality control: one check per module, the gate and its report."""

@@ -1,0 +1,110 @@
+"""One error family for the whole toolkit.
+
+Every error the toolkit raises on purpose derives from :class:`ToolkitError`.
+Subclasses are grouped by phase and, where it fits, also inherit the matching
+built-in (a missing source is still a :class:`FileNotFoundError`). The CLI
+catches :class:`ToolkitError`, prints ``str(err)`` on one line and exits with
+``err.exit_code``; only ``--traceback`` shows the stack.
+
+Messages name the thing (file, line or record id, field), what was allowed and
+what was found::
+
+    >>> str(SchemaError("correct_answer_num must be 1-4, found 5",
+    ...                 file="train.tsv", record="line 7", field="correct_answer_num"))
+    'train.tsv, line 7, field correct_answer_num: correct_answer_num must be 1-4, found 5'
+"""
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """Named exit codes shared by every subcommand."""
+
+    SUCCESS = 0
+    BAD_INPUT = 1  # the input is malformed or inconsistent
+    USAGE = 2  # wrong flags or arguments (click's own code)
+    # `builder qc` and `builder licenses --intended-use` use their own contract:
+    GATE_FAILED = 1  # a release gate failed
+    UNREADABLE = 2  # the input or config of a gate cannot be read
+
+
+class ToolkitError(Exception):
+    """Base of all toolkit errors.
+
+    Parameters
+    ----------
+    message : str
+        What was wrong, naming what was allowed and what was found.
+    file, record, field : str, optional
+        Where it was wrong. They are prefixed to the message in that order.
+    """
+
+    exit_code: int = ExitStatus.BAD_INPUT
+
+    def __init__(self, message: str, *, file=None, record=None, field=None):
+        self.message = message
+        self.file = None if file is None else str(file)
+        self.record = None if record is None else str(record)
+        self.field = field
+        super().__init__(message)
+
+    @property
+    def location(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.record:
+            parts.append(self.record)
+        if self.field:
+            parts.append(f"field {self.field}")
+        return ", ".join(parts)
+
+    def __str__(self) -> str:
+        loc = self.location
+        text = " ".join(self.message.split("\n"))  # always one line
+        return f"{loc}: {text}" if loc else text
+
+
+class SourceError(ToolkitError):
+    """A source file or folder cannot be read or holds a malformed record."""
+
+
+class SourceNotFoundError(SourceError, FileNotFoundError):
+    """A source file or folder does not exist."""
+
+
+class SchemaError(ToolkitError, ValueError):
+    """A record does not match its schema (missing field, bad value)."""
+
+
+class RecipeError(ToolkitError, ValueError):
+    """A recipe or config file is malformed or names unknown things."""
+
+
+class AlignmentError(ToolkitError):
+    """Parallel files do not line up with the source annotation."""
+
+
+class ScriptError(ToolkitError):
+    """Text is not written in the script its language code declares."""
+
+
+class AnnotationError(ToolkitError, ValueError):
+    """Annotations are inconsistent (unknown label, duplicate rating, ...)."""
+
+
+class LicenseError(ToolkitError):
+    """A license id is unknown or the licenses of a split conflict."""
+
+
+class QCGateFailed(ToolkitError):
+    """A quality-control gate failed."""
+
+    exit_code = ExitStatus.GATE_FAILED
+
+
+class UsageError(ToolkitError):
+    """The command was called wrongly (maps to exit code 2)."""
+
+    exit_code = ExitStatus.USAGE

@@ -1,0 +1,57 @@
+"""Hermetic defaults for every test: no network, caches in a temporary folder."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(tmp_path_factory, monkeypatch):
+    cache = tmp_path_factory.getbasetemp() / "hf-cache"
+    monkeypatch.setenv("HF_HOME", str(cache))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(cache / "datasets"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    return DATA
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="Rewrite golden files in tests/golden/ from the current output.")
+
+
+@pytest.fixture
+def update_golden(request) -> bool:
+    return request.config.getoption("--update-golden")
+
+
+@pytest.fixture
+def golden(update_golden):
+    """Compare text with ``tests/golden/<name>``; ``pytest --update-golden`` rewrites it.
+
+    Usage: ``golden("card/README.md", text)``.
+    """
+
+    def check(name: str, text: str) -> None:
+        path = GOLDEN / name
+        if update_golden or not path.exists():
+            if not update_golden:
+                pytest.fail(f"golden file {path} is missing; run pytest --update-golden to create it")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", newline="\n")
+            return
+        expected = path.read_text(encoding="utf-8")
+        assert text == expected, f"output differs from golden file {path}; review, then pytest --update-golden"
+
+    return check
