@@ -1,0 +1,53 @@
+"""The shared loader reads the layouts the toolkit writes."""
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from builder.dataset import load_dataset_dir, variant_script
+from builder.io import write_parquet_atomic
+from schemas import SchemaError, SourceError
+
+SIB = Path(__file__).parents[1] / "data" / "sib200"
+
+
+def test_variant_folders_of_sib200():
+    ds = load_dataset_dir(SIB / "annotated", variants=["eng_Latn", "hin_Deva"])
+    assert ds.kind == "topic"
+    assert ds.variants == ["eng_Latn", "hin_Deva"]
+    assert ds.splits("hin_Deva") == ["train", "dev", "test"]
+    assert [len(ds.tables["hin_Deva"][s]) for s in ("train", "dev", "test")] == [701, 99, 204]
+    assert ds.tables["hin_Deva"]["test"]["index_id"].dtype == "int64"
+
+
+def test_single_variant_folder_is_named_after_the_folder():
+    ds = load_dataset_dir(SIB / "annotated" / "nqo_Nkoo")
+    assert ds.variants == ["nqo_Nkoo"]
+
+
+def test_assembled_layout_groups_by_language(tmp_path):
+    row = dict(dataset="race", split="train", passage_id="p", question_id="q", passage="P", question="Q",
+               answer1="a", answer2="b", answer3="c", answer4="d", correct_answer="a", correct_answer_num=1,
+               license="RACE-research")
+    frame = pd.DataFrame([{**row, "language": "eng_Latn"}, {**row, "language": "fra_Latn"}])
+    write_parquet_atomic(tmp_path / "train.parquet", frame)
+    (tmp_path / "dropped.jsonl").write_text("")
+    ds = load_dataset_dir(tmp_path)
+    assert ds.kind == "mc"
+    assert ds.variants == ["eng_Latn", "fra_Latn"]
+    assert len(ds.tables["fra_Latn"]["train"]) == 1
+
+
+def test_unknown_variant_lists_known(tmp_path):
+    with pytest.raises(SchemaError, match="unknown variant.*xxx_Latn; known: .*eng_Latn"):
+        load_dataset_dir(SIB / "annotated", variants=["xxx_Latn"])
+
+
+def test_empty_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(SourceError, match="no split files found"):
+        load_dataset_dir(tmp_path)
+
+
+def test_variant_script():
+    assert variant_script("hin_Deva") == "Deva"
+    assert variant_script("results") is None

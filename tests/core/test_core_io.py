@@ -1,0 +1,74 @@
+"""Atomic writes, deterministic output, and the SIB-200 TSV round trip on real files."""
+from pathlib import Path
+
+import pytest
+
+from builder.io import (atomic_path, dumps_json, read_sib_tsv, read_text_utf8, sib_tsv_text, staging_dir,
+                        write_parquet_atomic, sha256_file, write_text_atomic)
+from schemas import SchemaError, SourceError, SourceNotFoundError
+
+SIB = Path(__file__).parents[1] / "data" / "sib200"
+
+
+@pytest.mark.parametrize("variant", ["eng_Latn", "hin_Deva", "zho_Hans", "nqo_Nkoo", "urd_Arab"])
+@pytest.mark.parametrize("split", ["train", "dev", "test"])
+def test_sib_tsv_round_trips_byte_for_byte(variant, split):
+    path = SIB / "annotated" / variant / f"{split}.tsv"
+    assert sib_tsv_text(read_sib_tsv(path)).encode("utf-8") == path.read_bytes()
+
+
+def test_quoted_fields_are_parsed_not_split():
+    rows = read_sib_tsv(SIB / "eng" / "train.tsv")
+    assert len(rows) == 701
+    assert any('"' in r["text"] for r in rows)  # real rows with doubled quotes survive
+
+
+def test_wrong_field_count_names_the_line(tmp_path):
+    p = tmp_path / "bad.tsv"
+    p.write_text("index_id\tcategory\ttext\n1\tsports\tok\n2\tsports\n", encoding="utf-8")
+    with pytest.raises(SchemaError, match=r"bad.tsv, line 3: expected 3 tab-separated fields, found 2"):
+        read_sib_tsv(p)
+
+
+def test_wrong_encoding_names_the_line(tmp_path):
+    p = tmp_path / "latin1.tsv"
+    p.write_bytes("index_id\tcategory\ttext\n1\tsports\tcaf\xe9\n".encode("latin-1"))
+    with pytest.raises(SourceError, match=r"latin1.tsv, line 2: not valid UTF-8"):
+        read_text_utf8(p)
+
+
+def test_missing_file_is_file_not_found(tmp_path):
+    with pytest.raises(SourceNotFoundError):
+        read_sib_tsv(tmp_path / "nope.tsv")
+
+
+def test_atomic_write_keeps_old_file_on_failure(tmp_path):
+    target = write_text_atomic(tmp_path / "out.txt", "old\n")
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half-writ")
+            raise RuntimeError("interrupted")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_staging_dir_replaces_whole_folder_only_on_success(tmp_path):
+    out = tmp_path / "build"
+    with staging_dir(out) as d:
+        (d / "a.txt").write_text("1")
+    with pytest.raises(RuntimeError):
+        with staging_dir(out) as d:
+            (d / "b.txt").write_text("2")
+            raise RuntimeError("interrupted")
+    assert sorted(p.name for p in out.iterdir()) == ["a.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["build"]
+
+
+def test_json_and_parquet_are_deterministic(tmp_path):
+    import pandas as pd
+
+    assert dumps_json({"b": 1, "a": "ä"}) == '{\n  "a": "ä",\n  "b": 1\n}\n'
+    frame = pd.DataFrame({"x": [1, 2], "y": ["a", "b"]})
+    a = write_parquet_atomic(tmp_path / "a.parquet", frame)
+    b = write_parquet_atomic(tmp_path / "b.parquet", frame.copy())
+    assert sha256_file(a) == sha256_file(b)
