@@ -1,0 +1,49 @@
+"""Drop records whose passage has more than ``max_sentences`` sentences (default 25).
+
+The number comes from Belebele's script (``num_sentences <= 25``); the paper
+only says "excessively long passages" (appendix A.2). Sentences are counted
+with :func:`builder.filters.sentences.count_sentences`, which works beyond
+English. A reader that knows the sentence count exactly (MultiRC marks each
+sentence with ``<b>Sent N: </b>``, which Belebele counted) passes it in
+``item.meta["num_sentences"]``, and that count is used instead.
+
+>>> from builder.readers.base import RawMCItem
+>>> item = RawMCItem("sciq", "train", "p", "q", "One. Two. Three.", "Why?", ["a", "b", "c", "d"], [0], "f", "#0")
+>>> TooManySentences(max_sentences=2).keep(item), TooManySentences(max_sentences=3).keep(item)
+(False, True)
+"""
+from __future__ import annotations
+
+from .base import Filter
+from .sentences import count_sentences
+
+#: Belebele's script, assemble_training_set.py (``num_sentences <= 25``).
+DEFAULT_MAX_SENTENCES = 25
+
+
+class TooManySentences(Filter):
+    name = "too_many_sentences"
+    reasons = ("too_many_sentences",)
+    params = {"max_sentences": int}
+
+    def __init__(self, max_sentences: int = DEFAULT_MAX_SENTENCES, **params) -> None:
+        super().__init__(max_sentences=max_sentences, **params)
+        if max_sentences < 1:
+            from schemas.errors import RecipeError
+
+            raise RecipeError(f"filter 'too_many_sentences' parameter 'max_sentences' must be >= 1, "
+                              f"found {max_sentences}")
+        self.max_sentences = max_sentences
+        self._cache: dict[str, int] = {}  # passages repeat once per question
+
+    def sentences(self, item) -> int:
+        known = item.meta.get("num_sentences") if item.meta else None
+        if isinstance(known, int):
+            return known
+        n = self._cache.get(item.passage)
+        if n is None:
+            n = self._cache[item.passage] = count_sentences(item.passage)
+        return n
+
+    def keep(self, item) -> bool:
+        return self.sentences(item) <= self.max_sentences
