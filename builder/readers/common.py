@@ -1,0 +1,172 @@
+"""Shared machinery of the corpus readers: split and option checks, file lookup, JSON loading.
+
+:class:`SourceReader` extends :class:`builder.readers.base.Reader` with the
+constructor every reader shares, ``Cls(root, splits=None, *, on_error="raise",
+**options)``. A concrete reader declares its native split names
+(:attr:`SourceReader.SPLITS`), the splits it refuses and why
+(:attr:`SourceReader.REJECTED_SPLITS`), its options with their defaults
+(:attr:`SourceReader.OPTIONS`), and implements :meth:`SourceReader.locate`
+(one split -> its files) and :meth:`Reader.parse_file`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+from schemas.errors import RecipeError, SourceError, SourceNotFoundError
+
+from .base import BadRecord, Reader
+
+#: Options every reader accepts: ``license`` overrides :attr:`Reader.default_license`.
+COMMON_OPTIONS: dict[str, Any] = {"license": None}
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple:
+    """Sort key that orders embedded numbers by value (``2.txt`` before ``10.txt``).
+
+    >>> sorted(["10.txt", "2.txt", "1.txt"], key=natural_key)
+    ['1.txt', '2.txt', '10.txt']
+    >>> len(natural_key("high12.txt"))
+    3
+    """
+    return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(name) if p != "")
+
+
+def letter_index(letter: object, n_options: int) -> int:
+    """0-based index of an answer letter (``"A"`` -> 0), or -1 when it is not one of the first ``n_options`` letters.
+
+    >>> letter_index("C", 4)
+    2
+    >>> letter_index("E", 4)
+    -1
+    """
+    if not isinstance(letter, str):
+        return -1
+    letter = letter.strip()
+    if len(letter) != 1:
+        return -1
+    idx = ord(letter) - ord("A")
+    return idx if 0 <= idx < n_options else -1
+
+
+def letters(n: int) -> str:
+    """The allowed answer letters for ``n`` options, as a range for messages.
+
+    >>> letters(4)
+    'A-D'
+    """
+    return f"A-{chr(ord('A') + n - 1)}" if n > 0 else "none"
+
+
+class SourceReader(Reader):
+    """A :class:`Reader` with checked splits and options.
+
+    Parameters
+    ----------
+    root : str or Path
+        The folder the corpus was unpacked into (see each reader for the layout).
+    splits : sequence of str, optional
+        Native split names to read, in this order. ``None`` reads every native
+        split whose files are present.
+    on_error : {"raise", "skip"}
+        ``raise`` stops at the first bad record with a :class:`SourceError`;
+        ``skip`` yields a :class:`BadRecord` with a reason name instead.
+    **options
+        Reader options (:attr:`OPTIONS`, plus ``license``).
+
+    Raises
+    ------
+    RecipeError
+        An unknown or refused split, an unknown option, or a bad ``on_error``.
+    """
+
+    SPLITS: tuple[str, ...] = ()
+    REJECTED_SPLITS: dict[str, str] = {}
+    OPTIONS: dict[str, Any] = {}
+
+    def __init__(self, root: str | Path, splits: Sequence[str] | None = None, *,
+                 on_error: str = "raise", **options: Any):
+        if on_error not in ("raise", "skip"):
+            raise RecipeError(f"on_error must be one of raise, skip; found {on_error!r}", field="on_error")
+        if isinstance(splits, str):
+            splits = [splits]
+        super().__init__(root, splits, on_error=on_error)
+        if self.splits is not None:
+            self.splits = list(dict.fromkeys(self.splits))  # drop repeats, keep order
+            for split in self.splits:
+                self.check_split(split)
+        allowed = {**COMMON_OPTIONS, **self.OPTIONS}
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise RecipeError(f"unknown option(s) {', '.join(unknown)} for reader {self.name}; "
+                              f"allowed: {', '.join(sorted(allowed))}", field="options")
+        self.options: dict[str, Any] = {**allowed, **options}
+        self.license: str = self.options["license"] or self.default_license
+        self._files: list[tuple[str, Path]] | None = None
+
+    # -- splits ---------------------------------------------------------------
+    def check_split(self, split: str) -> None:
+        """Raise :class:`RecipeError` unless ``split`` is a readable native split name."""
+        if split in self.REJECTED_SPLITS:
+            raise RecipeError(f"{self.name} split {split!r} cannot be read: {self.REJECTED_SPLITS[split]}; "
+                              f"allowed: {', '.join(self.SPLITS)}", field="splits")
+        if self.SPLITS and split not in self.SPLITS:
+            raise RecipeError(f"unknown {self.name} split {split!r}; allowed: {', '.join(self.SPLITS)}",
+                              field="splits")
+
+    def locate(self, split: str) -> list[Path]:
+        """The files of one split, in reading order; raise :class:`SourceNotFoundError` if absent."""
+        raise NotImplementedError
+
+    def default_splits(self) -> list[str]:
+        """Splits read when none are named: the native ones that are present."""
+        return list(self.SPLITS)
+
+    def files(self) -> list[tuple[str, Path]]:
+        """``(split, path)`` pairs to read; resolved once and cached."""
+        if self._files is not None:
+            return self._files
+        if not self.root.exists():
+            raise SourceNotFoundError(f"{self.name} source folder not found", file=self.root)
+        pairs: list[tuple[str, Path]] = []
+        if self.splits is not None:
+            for split in self.splits:
+                pairs.extend((split, p) for p in self.locate(split))
+        else:
+            missing: list[SourceNotFoundError] = []
+            for split in self.default_splits():
+                try:
+                    pairs.extend((split, p) for p in self.locate(split))
+                except SourceNotFoundError as err:
+                    missing.append(err)
+            if not pairs:
+                raise missing[0] if missing else SourceNotFoundError(
+                    f"no {self.name} files found", file=self.root)
+        self._files = pairs
+        return pairs
+
+    # -- helpers for parse_file ----------------------------------------------
+    def require_file(self, path: Path, what: str) -> Path:
+        if not path.is_file():
+            raise SourceNotFoundError(f"{self.name} {what} not found", file=path)
+        return path
+
+    def read_text(self, path: Path, encoding: str = "utf-8") -> str:
+        """Whole file as text; an undecodable file is a :class:`SourceError` naming the byte offset."""
+        try:
+            return path.read_bytes().decode(encoding)
+        except UnicodeDecodeError as err:
+            raise SourceError(f"not valid {encoding} at byte {err.start}", file=path) from None
+
+    def load_json(self, split: str, path: Path) -> tuple[Any, BadRecord | None]:
+        """Parse a whole-file JSON document: ``(data, None)`` or ``(None, BadRecord)`` under skip."""
+        text = self.read_text(path)
+        try:
+            return json.loads(text), None
+        except json.JSONDecodeError as err:
+            return None, self.bad(split, path, f"line {err.lineno}", "malformed_json",
+                                  f"malformed JSON: {err.msg} at column {err.colno}")

@@ -1,0 +1,98 @@
+"""RACE reader: ``RACE/{split}/{level}/<n>.txt``, one JSON object per article.
+
+Each file holds ``{"article", "questions", "options", "answers", "id"}``; the
+three lists run in parallel and each answer is a letter indexing that
+question's options (A = first). ``root`` may be the folder holding ``RACE/``
+or ``RACE/`` itself.
+
+Ids: ``passage_id`` is ``"{split}/{level}/{file}"`` and ``question_id``
+appends ``"#<question index>"``; ``record`` is ``"#<question index>"``.
+``meta`` holds ``level`` (``middle``/``high``) and the corpus ``id``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from schemas.errors import SourceNotFoundError
+
+from .base import BadRecord, RawMCItem
+from .common import SourceReader, letter_index, letters, natural_key
+
+_FIELDS = ("article", "questions", "options", "answers")
+
+
+class RaceReader(SourceReader):
+    """Read RACE articles in their native layout.
+
+    >>> from pathlib import Path
+    >>> root = Path(__file__).parents[2] / "tests/data/sources/race"
+    >>> sum(isinstance(r, RawMCItem) for r in RaceReader(root, ["train", "dev"]))
+    39
+    """
+
+    name = "race"
+    default_license = "RACE-research"
+    SPLITS = ("train", "dev", "test")
+
+    def _base(self) -> Path:
+        inner = self.root / "RACE"
+        return inner if inner.is_dir() else self.root
+
+    def locate(self, split: str) -> list[Path]:
+        folder = self._base() / split
+        if not folder.is_dir():
+            raise SourceNotFoundError(f"RACE split folder not found (expected RACE/{split}/{{middle,high}}/*.txt)",
+                                      file=folder)
+        paths: list[Path] = []
+        for level in sorted(p for p in folder.iterdir() if p.is_dir()):
+            paths.extend(sorted((p for p in level.iterdir() if p.suffix == ".txt" and p.is_file()),
+                                key=lambda p: natural_key(p.name)))
+        return paths
+
+    def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+        obj, bad = self.load_json(split, path)
+        if bad is not None:
+            yield bad
+            return
+        if not isinstance(obj, dict):
+            yield self.bad(split, path, "line 1", "malformed_json",
+                           f"expected one JSON object per article, found {type(obj).__name__}")
+            return
+        for key in _FIELDS:
+            if key not in obj:
+                yield self.bad(split, path, "line 1", "missing_field", f"field {key} is missing")
+                return
+        article, questions, options, answers = (obj[k] for k in _FIELDS)
+        if not (isinstance(questions, list) and isinstance(options, list) and isinstance(answers, list)
+                and len(questions) == len(options) == len(answers)):
+            yield self.bad(split, path, "line 1", "length_mismatch",
+                           "questions, options and answers must be lists of the same length, found "
+                           f"{_len(questions)}, {_len(options)}, {_len(answers)}")
+            return
+        if not isinstance(article, str):
+            yield self.bad(split, path, "line 1", "bad_value", "field article must be a string")
+            return
+        level = path.parent.name
+        passage_id = f"{split}/{level}/{path.name}"
+        rel = self.rel(path)
+        meta_id = obj.get("id")
+        for i, (question, opts, answer) in enumerate(zip(questions, options, answers)):
+            record = f"#{i}"
+            if not isinstance(question, str) or not isinstance(opts, list) \
+                    or not all(isinstance(o, str) for o in opts):
+                yield self.bad(split, path, record, "bad_value",
+                               f"fields questions[{i}]/options[{i}] must be a string and a list of strings")
+                continue
+            idx = letter_index(answer, len(opts))
+            if idx < 0:
+                yield self.bad(split, path, record, "answer_out_of_range",
+                               f"field answers[{i}]: answer letter must be one of {letters(len(opts))}, "
+                               f"found {answer!r}")
+                continue
+            yield RawMCItem("race", split, passage_id, f"{passage_id}#{i}", article, question, list(opts),
+                            [idx], rel, record, {"level": level, "id": meta_id})
+
+
+def _len(value) -> str:
+    return str(len(value)) if isinstance(value, list) else type(value).__name__
