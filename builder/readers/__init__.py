@@ -70,6 +70,7 @@ from __future__ import annotations
 from schemas.errors import RecipeError
 
 from .base import BadRecord, RawMCItem, Reader
+from .mcscript import MCScriptReader
 from .mctest import MCTestReader
 from .race import RaceReader
 from .reclor import ReClorReader
@@ -80,6 +81,7 @@ READERS: dict[str, type[Reader]] = {
     "sciq": SciQReader,
     "mctest": MCTestReader,
     "reclor": ReClorReader,
+    "mcscript": MCScriptReader,
 }
 
 
