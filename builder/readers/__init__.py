@@ -72,6 +72,7 @@ from schemas.errors import RecipeError
 from .base import BadRecord, RawMCItem, Reader
 from .mcscript import MCScriptReader
 from .mctest import MCTestReader
+from .multirc import MultiRCReader
 from .race import RaceReader
 from .reclor import ReClorReader
 from .sciq import SciQReader
@@ -82,6 +83,7 @@ READERS: dict[str, type[Reader]] = {
     "mctest": MCTestReader,
     "reclor": ReClorReader,
     "mcscript": MCScriptReader,
+    "multirc": MultiRCReader,
 }
 
 
