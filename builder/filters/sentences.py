@@ -14,6 +14,8 @@ boundary classes (UAX #29) instead of a trained model:
   ``Dr.``, ``e.g.``, ``U.S.``), after a single letter (an initial such as
   ``J. K. Rowling``), or when the next word starts in lower case (UAX #29
   rule SB8). Decimals (``3.5``) never match, because no space follows the dot.
+  A list number standing alone (``1. Drink clean water.``) joins the sentence
+  it numbers.
 
 Scripts that mark sentence ends only with a space (Thai) are counted as one
 sentence per paragraph at most; this is a known limit.
@@ -36,6 +38,7 @@ _BOUNDARY = regex.compile(rf"{_TERM}+{_CLOSE}*(?=\s|$)|[。！？｡]+{_CLOSE}*"
 _ATERM_ONLY = regex.compile(r"^[\p{SB=ATerm}]{_CLOSE}*$".replace("{_CLOSE}", _CLOSE))
 _LAST_WORD = regex.compile(r"(\w[\w.]*)$")
 _NEXT_CHAR = regex.compile(r"\s*(\S)")
+_ENUMERATOR = regex.compile(r"\s*\(?\d{1,3}\)?$")
 
 #: Words that end with a dot without ending the sentence (compared in lower case, dots removed).
 ABBREVIATIONS = frozenset("""
@@ -45,7 +48,7 @@ thu fri sat sun us uk un am pm ave blvd rd
 """.split())
 
 
-def _is_boundary(text: str, match) -> bool:
+def _is_boundary(text: str, match, start: int) -> bool:
     if not _ATERM_ONLY.match(match.group()):
         return True  # "!", "?", "।", "...", "。" and the like always end a sentence
     before = _LAST_WORD.search(text, 0, match.start())
@@ -56,6 +59,8 @@ def _is_boundary(text: str, match) -> bool:
             return False
         if "." in word and all(len(part) <= 1 for part in word.split(".")):
             return False  # U.S. / e.g. style: single letters with dots
+        if _ENUMERATOR.match(text, start, match.start()):
+            return False  # "1." opening a list item
     nxt = _NEXT_CHAR.match(text, match.end())
     if nxt and nxt.group(1).islower():
         return False  # UAX #29 SB8: a dot followed by a lower-case word
@@ -67,13 +72,15 @@ def split_sentences(text: str) -> list[str]:
 
     >>> split_sentences("Dr. Lee arrived at 9.30 a.m. on Monday. Everyone cheered.")
     ['Dr. Lee arrived at 9.30 a.m. on Monday.', 'Everyone cheered.']
+    >>> split_sentences("Two rules. 1. Drink water. 2. Sleep.")
+    ['Two rules.', '1. Drink water.', '2. Sleep.']
     >>> split_sentences("آج موسم اچھا ہے۔ کل بارش ہوگی۔")
     ['آج موسم اچھا ہے۔', 'کل بارش ہوگی۔']
     """
     sentences = []
     start = 0
     for match in _BOUNDARY.finditer(text):
-        if _is_boundary(text, match):
+        if _is_boundary(text, match, start):
             piece = text[start:match.end()].strip()
             if piece:
                 sentences.append(piece)
