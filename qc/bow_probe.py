@@ -1,0 +1,142 @@
+"""Check ``bow_probe``: can a bag of words answer without the passage?
+
+Belebele trained a logistic regression on bag-of-words features of question
+and option, without the passage, and reached 0.28 accuracy on its 900
+questions against 0.25 chance (§3.2). :func:`probe_accuracy` does the same:
+each option becomes one row (label 1 for the correct option), the classifier
+scores the four options of a held-out question and the best one is its
+answer. Folds are :class:`sklearn.model_selection.GroupKFold` groups of
+passages (so a passage's questions never sit on both sides), shuffled with the
+seed. Accuracy is tested against chance with a one-sided
+:func:`scipy.stats.binomtest` and given with its Clopper-Pearson interval.
+
+The gate fails when accuracy is significantly above chance *and* above
+chance + margin (default 0.05; Belebele's 0.28 passes).
+
+>>> import pandas as pd
+>>> rows = pd.DataFrame([{"passage_id": f"p{i}", "passage": "x", "question": "Which one?",
+...     "answer1": "right answer", "answer2": "wrong", "answer3": "bad", "answer4": "no",
+...     "correct_answer_num": 1} for i in range(20)])
+>>> probe_accuracy(rows, folds=4)["accuracy"]
+1.0
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .result import CheckResult, VariantData, skipped
+from .tokens import TokenCache
+
+NAME = "bow_probe"
+KINDS = ("mc",)
+PAPER = "Belebele probe 0.28 vs chance 0.25 (§3.2)"
+OPTION_COLUMNS = ("answer1", "answer2", "answer3", "answer4")
+FEATURE_SETS = ("question+option", "option")
+
+
+def _identity(doc):
+    return doc
+
+
+def _documents(frame: pd.DataFrame, features: str, cache: TokenCache, language) -> list[list[str]]:
+    langs = (frame["language"].astype(str).tolist() if language is None and "language" in frame.columns
+             else [language or "eng_Latn"] * len(frame))
+    for lang in sorted(set(langs)):
+        sub = frame.loc[[x == lang for x in langs], ["question", *OPTION_COLUMNS]]
+        cache.fill(pd.unique(sub.astype(str).to_numpy().ravel()), lang)
+    docs = []
+    for row, lang in zip(frame[["question", *OPTION_COLUMNS]].astype(str).itertuples(index=False), langs):
+        q = cache.get(row[0], lang) if features == "question+option" else []
+        for option in row[1:]:
+            docs.append(q + cache.get(option, lang))
+    return docs
+
+
+def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, features: str = "question+option",
+                   cache: TokenCache | None = None, language: str | None = None, chance: float = 0.25,
+                   confidence: float = 0.95, max_features: int | None = 20000) -> dict:
+    """Cross-validated accuracy of the bag-of-words probe on MC rows.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        MC rows: ``question``, ``answer1``..``answer4``, ``correct_answer_num``
+        and ``passage_id`` (or ``passage``) for the groups.
+    seed : int
+        Shuffles which passages share a fold.
+    folds : int
+        Number of GroupKFold folds (fewer when there are fewer passages).
+    features : {"question+option", "option"}
+        Words of question and option, or of the option alone.
+
+    Returns
+    -------
+    dict with ``accuracy``, ``correct``, ``n``, ``p_value`` (one-sided, vs
+    ``chance``), ``ci_low``, ``ci_high``, ``folds``, ``seed``, ``features``.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    if features not in FEATURE_SETS:
+        raise ValueError(f"features must be one of {', '.join(FEATURE_SETS)}, found {features!r}")
+    cache = cache if cache is not None else TokenCache()
+    correct = pd.to_numeric(frame["correct_answer_num"], errors="coerce").fillna(0).astype(int).to_numpy()
+    docs = _documents(frame, features, cache, language)
+    y = (np.tile(np.arange(1, 5), len(frame)) == np.repeat(correct, 4)).astype(int)
+    key = frame["passage_id"] if "passage_id" in frame.columns else frame["passage"]
+    codes, uniques = pd.factorize(key.astype(str), sort=True)
+    n_groups = len(uniques)
+    n_splits = min(folds, n_groups)
+    if n_splits < 2:
+        raise ValueError(f"the probe needs at least 2 passages for grouped folds, found {n_groups}")
+    perm = np.random.default_rng(seed).permutation(n_groups)
+    groups = perm[codes]
+    pred = np.zeros(len(frame), dtype=int)
+    for train_q, test_q in GroupKFold(n_splits=n_splits).split(np.zeros(len(frame)), groups=groups):
+        train = (train_q[:, None] * 4 + np.arange(4)).ravel()
+        test = (test_q[:, None] * 4 + np.arange(4)).ravel()
+        vec = CountVectorizer(analyzer=_identity, max_features=max_features)
+        x_train = vec.fit_transform([docs[i] for i in train])
+        if len(set(y[train])) < 2:  # no positive (or no negative) example in training
+            pred[test_q] = 1
+            continue
+        model = LogisticRegression(max_iter=1000)
+        model.fit(x_train, y[train])
+        scores = model.decision_function(vec.transform([docs[i] for i in test])).reshape(-1, 4)
+        pred[test_q] = scores.argmax(axis=1) + 1
+    k = int((pred == correct).sum())
+    n = int(len(frame))
+    test = stats.binomtest(k, n, chance, alternative="greater")
+    ci = test.proportion_ci(confidence_level=confidence, method="exact")
+    return {"accuracy": k / n, "correct": k, "n": n, "p_value": float(test.pvalue), "ci_low": float(ci.low),
+            "ci_high": float(ci.high), "confidence": confidence, "folds": n_splits, "seed": seed,
+            "features": features, "chance": chance}
+
+
+def run(data: VariantData, params: dict) -> list[CheckResult]:
+    frame = data.combined
+    out = []
+    for features in params["features"]:
+        name = NAME if features == "question+option" else f"{NAME}:option_only"
+        try:
+            r = probe_accuracy(frame, seed=data.seed, folds=params["folds"], features=features, cache=data.cache,
+                               language=data.variant if "_" in data.variant else None, chance=params["chance"],
+                               confidence=params["confidence"], max_features=params["max_features"] or None)
+        except ValueError as err:
+            out.append(skipped(data.variant, name, str(err)))
+            continue
+        limit = params["chance"] + params["margin"]
+        significant = r["p_value"] < params["alpha"]
+        passed = not (significant and r["accuracy"] > limit)
+        out.append(CheckResult(
+            data.variant, name, passed, statistic=r["accuracy"], p_value=r["p_value"], value=r["accuracy"],
+            threshold=limit, reason=None if passed else "above_chance", paper=PAPER,
+            detail=(f"{features}: {r['correct']}/{r['n']} = {r['accuracy']:.3f} "
+                    f"({int(r['confidence'] * 100)}% CI {r['ci_low']:.3f}-{r['ci_high']:.3f}) vs chance "
+                    f"{params['chance']}; fails above {limit:.2f} at p < {params['alpha']}"),
+            extra={k: r[k] for k in ("accuracy", "correct", "n", "ci_low", "ci_high", "folds", "seed",
+                                     "features", "chance")}))
+    return out

@@ -1,0 +1,227 @@
+"""Lexical-overlap features of multiple-choice options, and the sliding-window baseline.
+
+Belebele screened every round of questions with lexical-overlap features
+(paper §3.2, app. A.6): if the correct option overlaps the passage (or the
+question) more than the wrong ones, a model can answer without reading. For
+each option of each question this module computes, on Moses words
+(:mod:`qc.tokens`, lower-cased, punctuation dropped):
+
+``token_share``
+    share of the option's words that occur in the passage;
+``bigram_share``
+    share of the option's word bigrams that occur in the passage;
+``lcs_subsequence`` / ``lcs_substring``
+    longest common word subsequence / contiguous substring of option and
+    passage, divided by the option's length;
+``option_question_share``
+    share of the option's words that occur in the question;
+``question_option_passage_share``
+    share of the words of question + option that occur in the passage;
+``sliding_window``
+    the SW score of Richardson et al. (2013, MCTest, Algorithm 1): the best
+    window over the passage of inverse-count-weighted words that appear in
+    question + option.
+
+The question-passage overlap (``question_passage_share``) is the same for all
+options of a question, so it is reported per question, not tested.
+
+>>> scores = sliding_window_scores("Tom fed the cat. Then Tom went to school.",
+...     "Where did Tom go?", ["to school", "the zoo", "home", "to bed"])
+>>> [round(s, 3) for s in scores]
+[1.792, 1.504, 0.405, 1.099]
+>>> sliding_window_choice("Tom fed the cat. Then Tom went to school.",
+...     "Where did Tom go?", ["to school", "the zoo", "home", "to bed"])
+0
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .tokens import TokenCache, moses_language, tokenize, tokenize_many, words
+
+__all__ = [
+    "FEATURES", "option_features", "sliding_window_scores", "sliding_window_choice",
+    "tokenize", "tokenize_many", "words", "TokenCache", "moses_language",
+]
+
+FEATURES = (
+    "token_share", "bigram_share", "lcs_subsequence", "lcs_substring",
+    "option_question_share", "question_option_passage_share", "sliding_window",
+)
+OPTION_COLUMNS = ("answer1", "answer2", "answer3", "answer4")
+
+
+class _Vocab(dict):
+    def ids(self, toks: Sequence[str]) -> np.ndarray:
+        return np.fromiter((self.setdefault(t, len(self)) for t in toks), dtype=np.int64, count=len(toks))
+
+
+class _Passage:
+    """A passage's word ids, word and bigram sets, and inverse-count weights."""
+
+    __slots__ = ("ids", "set", "bigrams", "ic", "cum")
+
+    def __init__(self, ids: np.ndarray):
+        self.ids = ids
+        self.set = set(ids.tolist())
+        self.bigrams = set(zip(ids[:-1].tolist(), ids[1:].tolist()))
+        uniq, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
+        self.ic = np.log1p(1.0 / counts)[inverse] if len(ids) else np.zeros(0)
+
+
+def _share(items: Sequence, pool: set) -> float:
+    return sum(1 for x in items if x in pool) / len(items) if len(items) else 0.0
+
+
+def _sw(passage: _Passage, targets: list[np.ndarray]) -> np.ndarray:
+    """Sliding-window score of each target word-id set over the passage."""
+    n = len(passage.ids)
+    out = np.zeros(len(targets))
+    if n == 0:
+        return out
+    for k, target in enumerate(targets):
+        if not len(target):
+            continue
+        w = len(target)
+        weights = np.where(np.isin(passage.ids, target), passage.ic, 0.0)
+        cs = np.concatenate(([0.0], np.cumsum(weights)))
+        out[k] = cs[-1] if w >= n else float(np.max(cs[w:] - cs[:-w]))
+    return out
+
+
+def _lcs(passage_ids: np.ndarray, options: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Longest common subsequence and substring lengths of each option with the passage.
+
+    Dynamic programming over option words, vectorised over the passage and the
+    options: ``sub[j] = max(sub[j-1], prev[j], prev[j-1] + eq[j])`` is a
+    running maximum because each row is non-decreasing.
+    """
+    k, n = len(options), len(passage_ids)
+    m = max((len(o) for o in options), default=0)
+    if n == 0 or m == 0:
+        return np.zeros(k), np.zeros(k)
+    pad = np.full((k, m), -1, dtype=np.int64)
+    for i, o in enumerate(options):
+        pad[i, : len(o)] = o
+    eq = pad[:, :, None] == passage_ids[None, None, :]
+    subseq = np.zeros((k, n + 1), dtype=np.int32)
+    substr = np.zeros((k, n + 1), dtype=np.int32)
+    best = np.zeros(k, dtype=np.int32)
+    for r in range(m):
+        e = eq[:, r, :]
+        v = np.maximum(subseq[:, 1:], subseq[:, :-1] + e)
+        subseq[:, 1:] = np.maximum.accumulate(v, axis=1)
+        substr[:, 1:] = (substr[:, :-1] + 1) * e
+        best = np.maximum(best, substr.max(axis=1))
+    return subseq[:, -1].astype(float), best.astype(float)
+
+
+def _row_language(frame: pd.DataFrame, language: str | None) -> list[str]:
+    if language is not None or "language" not in frame.columns:
+        return [language or "eng_Latn"] * len(frame)
+    return [str(x) if isinstance(x, str) and x else "eng_Latn" for x in frame["language"]]
+
+
+def option_features(frame: pd.DataFrame, *, language: str | None = None,
+                    cache: TokenCache | None = None) -> pd.DataFrame:
+    """One row per (question, option) with every feature of :data:`FEATURES`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        MC rows (``passage``, ``question``, ``answer1``..``answer4``,
+        ``correct_answer_num``; ``language`` and ``passage_id`` if present).
+    language : str, optional
+        Tokenisation language for every row; default: each row's ``language``.
+    cache : TokenCache, optional
+        Reused across calls (e.g. by the bias probe on the same variant).
+
+    Returns
+    -------
+    DataFrame with ``row`` (position in ``frame``), ``option`` (1-4),
+    ``correct`` (bool), ``question_passage_share`` and the feature columns;
+    ``4 * len(frame)`` rows.
+
+    >>> rows = pd.DataFrame([{"passage": "The cat sat on the mat.", "question": "Where did the cat sit?",
+    ...     "answer1": "on the mat", "answer2": "in a box", "answer3": "on a dog", "answer4": "at home",
+    ...     "correct_answer_num": 1}])
+    >>> f = option_features(rows)
+    >>> f.loc[f.correct, "token_share"].item(), f.loc[~f.correct, "token_share"].round(3).tolist()
+    (1.0, [0.0, 0.333, 0.0])
+    """
+    cache = cache if cache is not None else TokenCache()
+    langs = _row_language(frame, language)
+    cols = ["passage", "question", *OPTION_COLUMNS]
+    for lang in sorted(set(langs)):
+        mask = [x == lang for x in langs]
+        sub = frame.loc[mask, cols]
+        cache.fill(pd.unique(sub.to_numpy().ravel()), lang)
+    vocab = _Vocab()
+    passages: dict[tuple[str, str], _Passage] = {}
+    correct = pd.to_numeric(frame["correct_answer_num"], errors="coerce").fillna(0).astype(int).to_numpy()
+    out = np.zeros((len(frame) * 4, len(FEATURES)))
+    qshare = np.zeros(len(frame) * 4)
+    values = frame[cols].astype(str).to_numpy()
+    for i, (row, lang) in enumerate(zip(values, langs)):
+        key = (lang, row[0])
+        if key not in passages:
+            passages[key] = _Passage(vocab.ids(cache.get(row[0], lang)))
+        p = passages[key]
+        q = vocab.ids(cache.get(row[1], lang))
+        qset = set(q.tolist())
+        opts = [vocab.ids(cache.get(o, lang)) for o in row[2:]]
+        subseq, substr = _lcs(p.ids, opts)
+        targets = [np.fromiter(qset | set(o.tolist()), dtype=np.int64) for o in opts]
+        sw = _sw(p, targets)
+        qp = _share(q.tolist(), p.set)
+        for k, o in enumerate(opts):
+            ol = o.tolist()
+            n_o = len(ol)
+            qo = q.tolist() + ol
+            out[4 * i + k] = (
+                _share(ol, p.set),
+                _share(list(zip(ol[:-1], ol[1:])), p.bigrams),
+                subseq[k] / n_o if n_o else 0.0,
+                substr[k] / n_o if n_o else 0.0,
+                _share(ol, qset),
+                _share(qo, p.set),
+                sw[k],
+            )
+            qshare[4 * i + k] = qp
+    result = pd.DataFrame(out, columns=list(FEATURES))
+    result.insert(0, "row", np.repeat(np.arange(len(frame)), 4))
+    result.insert(1, "option", np.tile(np.arange(1, 5), len(frame)))
+    result.insert(2, "correct", result["option"].to_numpy() == np.repeat(correct, 4))
+    result.insert(3, "question_passage_share", qshare)
+    if "passage_id" in frame.columns:
+        result.insert(1, "passage_id", np.repeat(frame["passage_id"].astype(str).to_numpy(), 4))
+    return result
+
+
+def sliding_window_scores(passage: str, question: str, options: Sequence[str],
+                          language: str | None = "eng_Latn") -> list[float]:
+    """SW scores of Richardson et al. (2013, Algorithm 1) for each option.
+
+    For option *i* let ``S = words(question) ∪ words(option i)``; the score is
+    the largest sum, over windows of ``|S|`` consecutive passage words, of
+    ``log(1 + 1/C(w))`` for each word *w* of the window in ``S``, where ``C(w)``
+    counts *w* in the passage.
+    """
+    cache = TokenCache()
+    cache.fill([passage, question, *options], language)
+    vocab = _Vocab()
+    p = _Passage(vocab.ids(cache.get(passage, language)))
+    q = set(vocab.ids(cache.get(question, language)).tolist())
+    targets = [np.fromiter(q | set(vocab.ids(cache.get(o, language)).tolist()), dtype=np.int64)
+               for o in options]
+    return [float(x) for x in _sw(p, targets)]
+
+
+def sliding_window_choice(passage: str, question: str, options: Sequence[str],
+                          language: str | None = "eng_Latn") -> int:
+    """0-based index of the option with the best SW score (first one on ties)."""
+    scores = sliding_window_scores(passage, question, options, language)
+    return int(np.argmax(scores))

@@ -1,0 +1,101 @@
+"""The record every check returns, and the per-variant data every check reads."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .tokens import TokenCache
+
+
+def _num(x):
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+@dataclass
+class CheckResult:
+    """The outcome of one check on one variant.
+
+    ``statistic``/``p_value`` are the test's (None where there is no test),
+    ``value`` the measured quantity the threshold applies to, ``threshold`` the
+    configured limit; ``gate`` says whether a failure fails the release, and
+    ``reason`` is a short stable name for why it failed (``"separates"``,
+    ``"above_chance"``, ...). ``extra`` holds check-specific numbers
+    (effect size, interval, counts, examples).
+
+    >>> CheckResult("eng_Latn", "leakage", True, value=0, threshold=0).to_dict()["passed"]
+    True
+    """
+
+    variant: str
+    check: str
+    passed: bool
+    statistic: float | None = None
+    p_value: float | None = None
+    value: float | None = None
+    threshold: float | None = None
+    gate: bool = True
+    skipped: bool = False
+    reason: str | None = None
+    detail: str = ""
+    paper: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.extra.items()}
+        out.update(variant=self.variant, check=self.check, passed=bool(self.passed),
+                   statistic=_num(self.statistic), p_value=_num(self.p_value), value=_num(self.value),
+                   threshold=_num(self.threshold), gate=bool(self.gate), skipped=bool(self.skipped),
+                   reason=self.reason, detail=self.detail, paper=self.paper)
+        return out
+
+    @property
+    def blocks(self) -> bool:
+        """True when this result fails the release."""
+        return self.gate and not self.passed
+
+
+def skipped(variant: str, check: str, why: str) -> CheckResult:
+    """A check that could not run on this variant (passes, flagged as skipped)."""
+    return CheckResult(variant, check, True, skipped=True, detail=why)
+
+
+@dataclass
+class VariantData:
+    """One variant's splits plus what cross-variant checks need.
+
+    ``pivot`` holds the pivot variant's tables (None when this is the pivot or
+    it is missing, see ``pivot_missing``); ``against`` the n-gram hashes of the
+    ``--contamination-against`` passages; ``licenses`` a license per split
+    from the manifest or ``variant.json`` (None where neither says).
+    """
+
+    variant: str
+    kind: str
+    tables: dict[str, pd.DataFrame]
+    pivot_name: str = "eng_Latn"
+    pivot: dict[str, pd.DataFrame] | None = None
+    pivot_missing: bool = False
+    against: Any = None
+    licenses: dict[str, str | None] = field(default_factory=dict)
+    seed: int = 0
+    cache: TokenCache = field(default_factory=TokenCache)
+    memo: dict[str, Any] = field(default_factory=dict)
+    _combined: pd.DataFrame | None = None
+
+    @property
+    def combined(self) -> pd.DataFrame:
+        """All splits in one frame with a ``split`` column (split order kept)."""
+        if self._combined is None:
+            parts = []
+            for split, frame in self.tables.items():
+                f = frame.copy()
+                f["split"] = split
+                parts.append(f)
+            self._combined = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        return self._combined

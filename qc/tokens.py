@@ -1,0 +1,153 @@
+"""Moses tokenization in the item's language, batched and cached.
+
+Overlap features and the bag-of-words probe compare *words*, so every text is
+punctuation-normalised and tokenised with sacremoses (the Moses rules) in its
+own language: the FLORES code's ISO 639-3 part is mapped to the ISO 639-1 code
+sacremoses knows (``deu_Latn`` -> ``de``); languages it does not know use the
+English rules, which for space-separated scripts only differ in apostrophes
+and non-breaking prefixes.
+
+sacremoses runs some sixty regular-expression passes per call, so a call per
+short option costs far more than the text itself. :func:`tokenize_many` joins
+many texts with a sentinel word and tokenises them in one call (falling back to
+one call per text if the sentinel does not survive), and :class:`TokenCache`
+keeps each distinct text's words, so a passage shared by several questions is
+tokenised once.
+
+>>> tokenize("Alyssa's friends (Ellen, Kristin) met.", "eng_Latn")
+['Alyssa', "'s", 'friends', '(', 'Ellen', ',', 'Kristin', ')', 'met', '.']
+>>> words(tokenize("Alyssa's friends (Ellen, Kristin) met.", "eng_Latn"))
+['alyssa', "'s", 'friends', 'ellen', 'kristin', 'met']
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+import regex
+
+#: ISO 639-3 (and FLORES macro-language members) -> ISO 639-1 codes that
+#: sacremoses has non-breaking-prefix lists or special rules for.
+MOSES_LANGUAGES = {
+    "asm": "as", "ben": "bn", "cat": "ca", "ces": "cs", "deu": "de", "ell": "el", "eng": "en",
+    "spa": "es", "est": "et", "ekk": "et", "fin": "fi", "fra": "fr", "gle": "ga", "guj": "gu",
+    "hin": "hi", "hun": "hu", "isl": "is", "ita": "it", "kan": "kn", "lit": "lt", "lav": "lv",
+    "lvs": "lv", "mal": "ml", "mni": "mni", "mar": "mr", "nld": "nl", "ory": "or", "ori": "or",
+    "pan": "pa", "pol": "pl", "por": "pt", "ron": "ro", "rus": "ru", "slk": "sk", "slv": "sl",
+    "swe": "sv", "tam": "ta", "tel": "te", "tdt": "tdt", "yue": "yue", "zho": "zh", "cmn": "zh",
+    "jpn": "ja", "kor": "ko",
+}
+_SENTINEL = "QQSEPQQ"
+_PUNCT_ONLY = regex.compile(r"^[\p{P}\p{S}]+$")
+_BATCH = 256
+
+
+def moses_language(language: str | None) -> str:
+    """The sacremoses language for a FLORES code (``eng_Latn``) or ISO 639-1 code.
+
+    >>> moses_language("deu_Latn"), moses_language("hau_Latn"), moses_language("fr")
+    ('de', 'en', 'fr')
+    """
+    if not language:
+        return "en"
+    code = str(language).split("_", 1)[0].lower()
+    if code in MOSES_LANGUAGES:
+        return MOSES_LANGUAGES[code]
+    if code in MOSES_LANGUAGES.values():
+        return code
+    return "en"
+
+
+@lru_cache(maxsize=None)
+def _moses(lang: str):
+    from sacremoses import MosesPunctNormalizer, MosesTokenizer
+
+    return MosesPunctNormalizer(lang=lang), MosesTokenizer(lang=lang)
+
+
+def _one(text: str, lang: str) -> list[str]:
+    norm, tok = _moses(lang)
+    return tok.tokenize(norm.normalize(text), escape=False)
+
+
+def tokenize(text: str, language: str | None = "eng_Latn") -> list[str]:
+    """Moses tokens of ``text`` after punctuation normalisation in ``language``.
+
+    ``language`` is a FLORES code (``hin_Deva``) or an ISO 639-1 code. Case and
+    punctuation tokens are kept; :func:`words` drops them.
+
+    >>> tokenize("Il l'a vu, n'est-ce pas ?", "fra_Latn")
+    ['Il', "l'", 'a', 'vu', ',', "n'", 'est-ce', 'pas', '?']
+    """
+    return _one(str(text), moses_language(language))
+
+
+def tokenize_many(texts: Sequence[str], language: str | None = "eng_Latn") -> list[list[str]]:
+    """Tokenise many texts with few sacremoses calls; same result as :func:`tokenize` on each.
+
+    >>> tokenize_many(["One fish.", "Two: fish!"], "eng_Latn")
+    [['One', 'fish', '.'], ['Two', ':', 'fish', '!']]
+    """
+    lang = moses_language(language)
+    out: list[list[str]] = []
+    for start in range(0, len(texts), _BATCH):
+        chunk = [str(t) for t in texts[start:start + _BATCH]]
+        if any(_SENTINEL in t or "\n" in t or "\r" in t for t in chunk):
+            out.extend(_one(t, lang) for t in chunk)
+            continue
+        # Each text ends as if it were the last one; an upper-case sentinel makes
+        # a preceding final full stop split off exactly as at the end of a text.
+        joined = f" {_SENTINEL} ".join(t if t.strip() else "." for t in chunk)
+        tokens = _one(joined, lang)
+        parts: list[list[str]] = [[]]
+        for t in tokens:
+            if t == _SENTINEL:
+                parts.append([])
+            else:
+                parts[-1].append(t)
+        if len(parts) != len(chunk) or any(_SENTINEL in t for t in tokens if t != _SENTINEL):
+            out.extend(_one(t, lang) for t in chunk)
+            continue
+        for text, part in zip(chunk, parts):
+            out.append(part if text.strip() else [])
+    return out
+
+
+def words(tokens: Iterable[str]) -> list[str]:
+    """Lower-cased tokens without the ones made only of punctuation or symbols.
+
+    >>> words(["The", "cat", ",", "sat", "."])
+    ['the', 'cat', 'sat']
+    """
+    return [t.lower() for t in tokens if not _PUNCT_ONLY.match(t)]
+
+
+class TokenCache:
+    """Words of each distinct text, per language, tokenised once.
+
+    >>> cache = TokenCache()
+    >>> cache.fill(["A cat.", "A cat."], "eng_Latn")
+    >>> cache.get("A cat.", "eng_Latn"), cache.size
+    (['a', 'cat'], 1)
+    """
+
+    def __init__(self) -> None:
+        self._store: dict[tuple[str, str], list[str]] = {}
+
+    @property
+    def size(self) -> int:
+        return len(self._store)
+
+    def fill(self, texts: Iterable[str], language: str | None) -> None:
+        """Tokenise every text of ``texts`` not yet cached (in batches)."""
+        lang = moses_language(language)
+        todo = list(dict.fromkeys(t for t in map(str, texts) if (lang, t) not in self._store))
+        for text, toks in zip(todo, tokenize_many(todo, lang)):
+            self._store[(lang, text)] = words(toks)
+
+    def get(self, text: str, language: str | None) -> list[str]:
+        """Words of ``text`` (tokenised now if it was not cached)."""
+        key = (moses_language(language), str(text))
+        if key not in self._store:
+            self.fill([key[1]], key[0])
+        return self._store[key]
