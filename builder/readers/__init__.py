@@ -18,7 +18,8 @@ Every reader is built the same way::
 * A malformed record raises :class:`~schemas.errors.SourceError` naming file,
   line or record and the reason; with ``on_error="skip"`` it is yielded as a
   :class:`BadRecord` with one of the reason names ``malformed_json``,
-  ``malformed_xml``, ``malformed_tsv``, ``malformed_ans``, ``missing_field``,
+  ``malformed_xml``, ``malformed_tsv``, ``malformed_csv``, ``malformed_ans``,
+  ``missing_field``,
   ``bad_value``, ``length_mismatch``, ``answer_out_of_range``,
   ``answer_not_in_options``, ``ans_count_mismatch``. A whole-file JSON or XML
   document that does not parse yields one :class:`BadRecord` (records already
@@ -70,6 +71,7 @@ from __future__ import annotations
 from schemas.errors import RecipeError
 
 from .base import BadRecord, RawMCItem, Reader
+from .generic import CsvReader, JsonlReader
 from .mcscript import MCScriptReader
 from .mctest import MCTestReader
 from .multirc import MultiRCReader
@@ -84,6 +86,8 @@ READERS: dict[str, type[Reader]] = {
     "reclor": ReClorReader,
     "mcscript": MCScriptReader,
     "multirc": MultiRCReader,
+    "jsonl": JsonlReader,
+    "csv": CsvReader,
 }
 
 
