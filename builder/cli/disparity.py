@@ -1,0 +1,55 @@
+"""``builder disparity RECORDS --out DIR``: PRR, CV-PRR and language potential."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import pass_app
+
+
+@click.command(name="disparity")
+@click.argument("records", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder (replaced as a whole): models.csv, languages.csv, records.csv, "
+                   "potentials.csv, summary.json, summary.md, prr.png.")
+@click.option("--drop-aggregates", is_flag=True,
+              help="Drop rows whose language is an aggregate (avg, mean, all, overall, total, ...) "
+                   "and count them, instead of refusing the file.")
+@click.option("--task-mean", type=click.Choice(["paper", "all"]), default="paper", show_default=True,
+              help="Language potential: average PP over every task but the reference one, as the "
+                   "paper's code does (reproduces its Table 2), or over every task.")
+@pass_app
+def disparity(app, records, out, drop_aggregates, task_mean):
+    """Quantify language disparities from evaluation RECORDS (CSV, TSV, JSON or JSONL).
+
+    Each record is a model, a language, a task (or a dataset and a metric) and a
+    score. A linear mixed-effects model (Score ~ C(Language) + C(Task), random
+    intercept per model, ML) gives each language-task pair its performance
+    potential; PRR = score / potential; per model Mean-PRR, Std-PRR, CV-PRR;
+    per language its potential beside the naive mean score.
+
+    Exit codes: 0 written, 1 bad records or an analysis that cannot be done,
+    2 usage error (including an --out folder that is not an earlier output).
+    """
+    from builder.evaluation.disparity import analyse
+    from builder.evaluation.disparity_io import read_records
+    from builder.evaluation.disparity_report import check_out_dir, write_outputs
+
+    check_out_dir(out)
+    rs = read_records(records, drop_aggregates=drop_aggregates)
+    if rs.dropped:
+        app.info(f"dropped {sum(rs.dropped.values())} aggregate rows: " +
+                 ", ".join(f"{k} x{v}" for k, v in sorted(rs.dropped.items())))
+    app.info(f"fitting the mixed model on {len(rs.table)} records")
+    result = analyse(rs.table, task_mean=task_mean)
+    write_outputs(result, out, rs.source, rs.dropped)
+    t = result.records
+    click.echo(f"{len(t)} records: {t['model'].nunique()} models, {t['language'].nunique()} languages, "
+               f"{t['task'].nunique()} tasks; {sum(rs.dropped.values())} aggregate rows dropped; "
+               f"optimiser {result.fit.optimizer}")
+    width = max(len(m) for m in result.models["model"])
+    click.echo(f"{'model':<{width}}  mean_prr  std_prr  cv_prr")
+    for m in result.models.sort_values(["mean_prr", "model"], ascending=[False, True]).itertuples():
+        click.echo(f"{m.model:<{width}}  {m.mean_prr:8.3f}  {m.std_prr:7.3f}  {m.cv_prr:6.3f}")
+    click.echo(f"wrote {out}")
