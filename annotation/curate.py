@@ -1,0 +1,171 @@
+"""Recipe-driven label-set curation; every step is logged with counts before and after.
+
+A recipe is YAML with a list of ``steps``; each step is a one-key mapping::
+
+    steps:
+      - drop_labels: [uncategorized]       # drop the items with these labels
+      - min_count: 80                      # drop labels with <= 80 items (SIB-200 kept > 80)
+      - merge: {science/technology: [science, technology]}
+      - remove_labels: [nature]            # same as drop_labels; named as in the paper
+      - keep_labels: [a, b]                # keep only these labels
+
+Unresolved items (no label) are dropped first, in a logged ``drop_unresolved``
+step, so no item disappears without a line in the log.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
+
+import yaml
+
+from builder.io import read_text_utf8, require_path
+from schemas.errors import RecipeError
+
+from .labelled import LabelledItem
+
+
+@dataclass(frozen=True)
+class Step:
+    """One curation step: its name and parameters, validated at load time."""
+
+    name: str
+    params: Any
+
+
+def _labels_param(name: str, value, where: dict) -> tuple:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise RecipeError(f"{name} takes a non-empty list of labels, found {value!r}", **where, field=name)
+    return tuple(value)
+
+
+def _min_count_param(name: str, value, where: dict) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise RecipeError(f"{name} takes an integer >= 0, found {value!r}", **where, field=name)
+    return value
+
+
+def _merge_param(name: str, value, where: dict) -> tuple:
+    if not isinstance(value, dict) or not value:
+        raise RecipeError(f"merge takes a mapping 'new label: [old labels]', found {value!r}", **where,
+                          field=name)
+    pairs = []
+    for target, sources in value.items():
+        if not isinstance(target, str) or not target:
+            raise RecipeError(f"merge target must be a label, found {target!r}", **where, field=name)
+        pairs.append((target, _labels_param(name, sources, where)))
+    return tuple(pairs)
+
+
+#: step name -> parameter validator
+STEP_PARAMS: dict[str, Callable] = {
+    "drop_labels": _labels_param,
+    "remove_labels": _labels_param,
+    "keep_labels": _labels_param,
+    "min_count": _min_count_param,
+    "merge": _merge_param,
+}
+
+
+def load_recipe(path) -> list[Step]:
+    """Read and validate a curation recipe; errors name the file, the step and the field."""
+    p = require_path(path, what="curation recipe", kind="file")
+    try:
+        data = yaml.safe_load(read_text_utf8(p))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise RecipeError(f"malformed YAML: {getattr(err, 'problem', err)}", file=p,
+                          record=f"line {mark.line + 1}" if mark else None) from None
+    return parse_recipe(data, file=p)
+
+
+def parse_recipe(data, *, file=None) -> list[Step]:
+    """Validate a recipe already parsed from YAML.
+
+    >>> [s.name for s in parse_recipe({"steps": [{"min_count": 80}, {"merge": {"st": ["s", "t"]}}]})]
+    ['min_count', 'merge']
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        raise RecipeError("expected a mapping with a list under 'steps'", file=file, field="steps")
+    steps = []
+    for n, raw in enumerate(data["steps"], start=1):
+        where = {"file": file, "record": f"step {n}"}
+        if not isinstance(raw, dict) or len(raw) != 1:
+            raise RecipeError(f"each step is a one-key mapping like 'min_count: 80', found {raw!r}", **where)
+        (name, value), = raw.items()
+        if name not in STEP_PARAMS:
+            raise RecipeError(f"unknown step {name!r}; allowed: {', '.join(sorted(STEP_PARAMS))}", **where)
+        steps.append(Step(name, STEP_PARAMS[name](name, value, where)))
+    return steps
+
+
+def _counts(items: Sequence[LabelledItem]) -> dict[str, int]:
+    c = Counter(i.label for i in items if i.label is not None)
+    return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _apply(step: Step, items: list[LabelledItem]) -> tuple[list[LabelledItem], dict]:
+    counts = Counter(i.label for i in items)
+    info: dict[str, Any] = {}
+    if step.name in ("drop_labels", "remove_labels", "keep_labels"):
+        named = set(step.params)
+        info["not_present"] = sorted(named - set(counts))
+        keep = (lambda lab: lab in named) if step.name == "keep_labels" else (lambda lab: lab not in named)
+        dropped = sorted(lab for lab in counts if not keep(lab))
+        info["dropped_labels"] = {lab: counts[lab] for lab in dropped}
+        return [i for i in items if keep(i.label)], info
+    if step.name == "min_count":
+        dropped = sorted(lab for lab, c in counts.items() if c <= step.params)
+        info["dropped_labels"] = {lab: counts[lab] for lab in dropped}
+        return [i for i in items if counts[i.label] > step.params], info
+    mapping = {}
+    for target, sources in step.params:
+        for s in sources:
+            mapping[s] = target
+    info["merged"] = {target: {s: counts.get(s, 0) for s in sources} for target, sources in step.params}
+    info["not_present"] = sorted(s for s in mapping if s not in counts)
+    return [replace(i, label=mapping.get(i.label, i.label)) for i in items], info
+
+
+def curate(items: Sequence[LabelledItem], steps: Sequence[Step]) -> tuple[list[LabelledItem], list[dict]]:
+    """Apply ``steps`` in order; return the kept items and one log entry per step.
+
+    >>> items = [LabelledItem(str(k), lab, "") for k, lab in enumerate("aaabbc")] + [LabelledItem("9", None, "")]
+    >>> kept, log = curate(items, parse_recipe({"steps": [{"min_count": 1}, {"merge": {"ab": ["a", "b"]}}]}))
+    >>> [(e["step"], e["items_before"], e["items_after"]) for e in log]
+    [('drop_unresolved', 7, 6), ('min_count', 6, 5), ('merge', 5, 5)]
+    >>> log[-1]["labels_after"]
+    {'ab': 5}
+    """
+    current = list(items)
+    log = []
+    unresolved = [i.item_id for i in current if i.label is None]
+    plan = [Step("drop_unresolved", None)] + list(steps)
+    for step in plan:
+        before = _counts(current)
+        n_before = len(current)
+        if step.name == "drop_unresolved":
+            current = [i for i in current if i.label is not None]
+            info = {"dropped_items": unresolved}
+        else:
+            current, info = _apply(step, current)
+        log.append({"step": step.name, "params": _params_json(step.params), "items_before": n_before,
+                    "items_after": len(current), "items_dropped": n_before - len(current),
+                    "labels_before": before, "labels_after": _counts(current), **info})
+    return current, log
+
+
+def _params_json(params):
+    if isinstance(params, tuple) and params and isinstance(params[0], tuple):
+        return {target: list(sources) for target, sources in params}
+    if isinstance(params, tuple):
+        return list(params)
+    return params
+
+
+def label_order(items: Sequence[LabelledItem]) -> list[str]:
+    """Labels by count, most frequent first, then by name (the order of SIB-200's labels.txt)."""
+    return list(_counts(items))

@@ -1,0 +1,303 @@
+"""Read annotation exports into one items x annotators table of label codes.
+
+Two layouts are accepted, from CSV, TSV or JSONL (chosen by the file suffix):
+
+* **long**: one rating per row, columns ``item_id``, ``annotator``, ``label``
+  (``index_id`` is accepted for ``item_id``), optional ``text``;
+* **wide**: one item per row, columns ``item_id`` (or ``index_id``), optional
+  ``text``, and one column per annotator; an empty cell is a missing rating.
+
+Bad records are reported with file, line and item id (:class:`AnnotationError`)
+or, under ``on_error="skip"``, counted by a short reason name and listed by item
+id: ``unknown_label``, ``empty_label``, ``missing_item_id``, ``duplicate_rating``,
+``text_mismatch``, ``too_few_ratings``. Nothing is dropped silently.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from builder.io import read_text_utf8, require_path
+from schemas.errors import AnnotationError, SourceError
+from schemas.records import Judgement
+
+ID_COLUMNS = ("item_id", "index_id")
+TEXT_COLUMN = "text"
+FORMATS = ("auto", "long", "wide")
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """Ratings as a matrix of label codes.
+
+    Attributes
+    ----------
+    item_ids : tuple of str
+        Item ids in first-seen order.
+    annotators : tuple of str
+        Annotator names, sorted.
+    labels : tuple of str
+        The allowed label set (from the labels file, else the sorted labels seen).
+    codes : numpy.ndarray of int, shape (n_items, n_annotators)
+        Index into ``labels``; -1 is a missing rating.
+    texts : dict
+        item id -> text, where the input had a text column.
+    source : str
+        The file the ratings came from.
+    skipped : dict
+        reason -> number of skipped records (items for ``too_few_ratings``).
+    skipped_ids : dict
+        reason -> sorted item ids concerned.
+    """
+
+    item_ids: tuple
+    annotators: tuple
+    labels: tuple
+    codes: np.ndarray
+    texts: Mapping[str, str] = field(default_factory=dict)
+    source: str = ""
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    skipped_ids: Mapping[str, list] = field(default_factory=dict)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_ids)
+
+    def counts(self) -> np.ndarray:
+        """Items x labels matrix: how many annotators chose each label.
+
+        >>> ann = from_judgements([Judgement("i1", "a", "x"), Judgement("i1", "b", "y")])
+        >>> ann.counts().tolist()
+        [[1, 1]]
+        """
+        return code_counts(self.codes, len(self.labels))
+
+    def judgements(self) -> Iterator[Judgement]:
+        """The ratings as :class:`Judgement` records, item by item."""
+        for i, item in enumerate(self.item_ids):
+            for j, annotator in enumerate(self.annotators):
+                code = self.codes[i, j]
+                if code >= 0:
+                    yield Judgement(item, annotator, self.labels[code])
+
+
+def code_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
+    """Per-item label counts from an items x raters code matrix (-1 = missing).
+
+    >>> code_counts(np.array([[0, 0, 1], [2, -1, 2]]), 3).tolist()
+    [[2, 1, 0], [0, 0, 2]]
+    """
+    codes = np.asarray(codes)
+    n_items = codes.shape[0]
+    valid = codes >= 0
+    rows = np.broadcast_to(np.arange(n_items)[:, None], codes.shape)[valid]
+    flat = rows * n_labels + codes[valid]
+    return np.bincount(flat, minlength=n_items * n_labels).reshape(n_items, n_labels)
+
+
+def read_labels(path) -> tuple[str, ...]:
+    """Read an allowed-label file: one label per line (like SIB-200's labels.txt).
+
+    Blank lines are ignored; a repeated label is an :class:`AnnotationError`.
+    """
+    p = require_path(path, what="labels file", kind="file")
+    labels: list[str] = []
+    for n, line in enumerate(read_text_utf8(p).splitlines(), start=1):
+        label = line.strip()
+        if not label:
+            continue
+        if label in labels:
+            raise AnnotationError(f"label {label!r} is listed twice", file=p, record=f"line {n}")
+        labels.append(label)
+    if not labels:
+        raise AnnotationError("no labels found; expected one label per line", file=p)
+    return tuple(labels)
+
+
+def _rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
+    """Return (columns, [(line number, row dict)]) for a CSV, TSV or JSONL file."""
+    suffix = path.suffix.lower()
+    text = read_text_utf8(path)
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        columns: list[str] = []
+        rows = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise SourceError(f"malformed JSON ({err.msg})", file=path, record=f"line {n}") from None
+            if not isinstance(obj, dict):
+                raise SourceError(f"expected a JSON object, found {type(obj).__name__}", file=path,
+                                  record=f"line {n}")
+            row = {str(k): ("" if v is None else str(v)) for k, v in obj.items()}
+            for k in row:
+                if k not in columns:
+                    columns.append(k)
+            rows.append((n, row))
+        return columns, rows
+    if suffix not in (".csv", ".tsv", ".txt"):
+        raise SourceError(f"unknown file type {suffix or '(none)'!r}; expected .csv, .tsv or .jsonl",
+                          file=path)
+    delimiter = "," if suffix == ".csv" else "\t"
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quotechar='"')
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise SourceError("empty file; expected a header line", file=path) from None
+    rows = []
+    for row in reader:
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise SourceError(f"expected {len(header)} fields, found {len(row)}", file=path,
+                              record=f"line {reader.line_num}")
+        rows.append((reader.line_num, dict(zip(header, row))))
+    return header, rows
+
+
+class _Collector:
+    """Gathers ratings, applies the error policy and counts what it skipped."""
+
+    def __init__(self, path: Path, labels, on_error: str):
+        self.path = path
+        self.allowed = None if labels is None else tuple(labels)
+        self.on_error = on_error
+        self.ratings: dict[str, dict[str, str]] = {}
+        self.first_line: dict[str, int] = {}
+        self.texts: dict[str, str] = {}
+        self.skipped: dict[str, int] = {}
+        self.skipped_ids: dict[str, set] = {}
+
+    def problem(self, reason: str, message: str, line: int, item: str | None) -> None:
+        if self.on_error == "raise":
+            where = f"line {line}" + (f" (item {item})" if item else "")
+            raise AnnotationError(message, file=self.path, record=where)
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        self.skipped_ids.setdefault(reason, set()).add(item or f"line {line}")
+
+    def add(self, line: int, item: str, annotator: str, label: str, text: str | None) -> None:
+        if not item:
+            return self.problem("missing_item_id", "missing item id", line, None)
+        if not label:
+            return self.problem("empty_label", f"empty label from annotator {annotator!r}", line, item)
+        if self.allowed is not None and label not in self.allowed:
+            return self.problem("unknown_label", f"unknown label {label!r} from annotator {annotator!r}; "
+                                f"allowed: {', '.join(self.allowed)}", line, item)
+        seen = self.ratings.setdefault(item, {})
+        self.first_line.setdefault(item, line)
+        if annotator in seen:
+            return self.problem("duplicate_rating", f"annotator {annotator!r} rated item {item!r} twice "
+                                f"(first on line {self.first_line[item]})", line, item)
+        if text is not None and text != "":
+            old = self.texts.setdefault(item, text)
+            if old != text:
+                return self.problem("text_mismatch", f"item {item!r} has a different text than on line "
+                                    f"{self.first_line[item]}", line, item)
+        seen[annotator] = label
+
+    def finish(self, min_ratings: int) -> Annotations:
+        for item in list(self.ratings):
+            n = len(self.ratings[item])
+            if n < min_ratings:
+                self.problem("too_few_ratings", f"item {item!r} has {n} rating(s), fewer than the "
+                             f"required {min_ratings} (--min-ratings)", self.first_line[item], item)
+                del self.ratings[item]
+                self.texts.pop(item, None)
+        if not self.ratings:
+            raise AnnotationError("no ratings left to analyse", file=self.path)
+        labels = self.allowed or tuple(sorted({lab for r in self.ratings.values() for lab in r.values()}))
+        return _build(self.ratings, labels, self.texts, str(self.path), self.skipped,
+                      {k: sorted(v) for k, v in self.skipped_ids.items()})
+
+
+def _build(ratings: Mapping[str, Mapping[str, str]], labels, texts, source, skipped, skipped_ids):
+    item_ids = tuple(ratings)
+    annotators = tuple(sorted({a for r in ratings.values() for a in r}))
+    a_index = {a: j for j, a in enumerate(annotators)}
+    l_index = {lab: k for k, lab in enumerate(labels)}
+    codes = np.full((len(item_ids), len(annotators)), -1, dtype=np.int32)
+    for i, item in enumerate(item_ids):
+        for annotator, label in ratings[item].items():
+            codes[i, a_index[annotator]] = l_index[label]
+    return Annotations(item_ids, annotators, tuple(labels), codes, dict(texts), source, dict(skipped),
+                       dict(skipped_ids))
+
+
+def from_judgements(judgements: Iterable[Judgement], labels: Sequence[str] | None = None,
+                    texts: Mapping[str, str] | None = None) -> Annotations:
+    """Build :class:`Annotations` from :class:`Judgement` records (tests, other stages).
+
+    >>> ann = from_judgements([Judgement("s1", "ann1", "sports"), Judgement("s1", "ann2", "sports")])
+    >>> ann.n_items, ann.annotators, ann.labels
+    (1, ('ann1', 'ann2'), ('sports',))
+    """
+    coll = _Collector(Path("<judgements>"), labels, "raise")
+    for n, j in enumerate(judgements, start=1):
+        coll.add(n, str(j.item_id), str(j.annotator), str(j.label), None)
+    coll.texts.update(texts or {})
+    return coll.finish(min_ratings=1)
+
+
+def read_annotations(path, *, format: str = "auto", labels: Sequence[str] | None = None,
+                     min_ratings: int = 2, on_error: str = "raise") -> Annotations:
+    """Read a long- or wide-form annotation export.
+
+    Parameters
+    ----------
+    path : path-like
+        A ``.csv``, ``.tsv`` or ``.jsonl`` file.
+    format : {"auto", "long", "wide"}
+        ``auto`` picks long when the columns include ``annotator`` and ``label``.
+    labels : sequence of str, optional
+        The allowed labels; any other label is an ``unknown_label`` error.
+    min_ratings : int
+        Items with fewer ratings are an error (``too_few_ratings``).
+    on_error : {"raise", "skip"}
+        Stop at the first bad record, or skip and count it.
+    """
+    if format not in FORMATS:
+        raise AnnotationError(f"format must be one of {', '.join(FORMATS)}, found {format!r}")
+    p = require_path(path, what="annotation file", kind="file")
+    columns, rows = _rows(p)
+    id_col = next((c for c in ID_COLUMNS if c in columns), None)
+    if format == "auto":
+        format = "long" if {"annotator", "label"} <= set(columns) else "wide"
+    if id_col is None:
+        raise AnnotationError(f"no item id column; expected one of {', '.join(ID_COLUMNS)}, found "
+                              f"{', '.join(columns)}", file=p, record="line 1")
+    coll = _Collector(p, labels, on_error)
+    if format == "long":
+        missing = [c for c in ("annotator", "label") if c not in columns]
+        if missing:
+            raise AnnotationError(f"long format needs columns {id_col}, annotator, label; missing "
+                                  f"{', '.join(missing)}", file=p, record="line 1")
+        for line, row in rows:
+            coll.add(line, row.get(id_col, "").strip(), row.get("annotator", "").strip(),
+                     row.get("label", "").strip(), row.get(TEXT_COLUMN))
+    else:
+        raters = [c for c in columns if c not in (id_col, TEXT_COLUMN)]
+        if not raters:
+            raise AnnotationError(f"wide format needs one column per annotator besides {id_col} and "
+                                  f"{TEXT_COLUMN}; found {', '.join(columns)}", file=p, record="line 1")
+        for line, row in rows:
+            item = row.get(id_col, "").strip()
+            if not item:
+                coll.problem("missing_item_id", "missing item id", line, None)
+                continue
+            text = row.get(TEXT_COLUMN)
+            for annotator in raters:
+                label = row.get(annotator, "").strip()
+                if label:
+                    coll.add(line, item, annotator, label, text)
+                else:
+                    coll.first_line.setdefault(item, line)
+                    coll.ratings.setdefault(item, {})
+    return coll.finish(min_ratings)

@@ -1,0 +1,73 @@
+"""Read a labelled table (one final label per item) for curation and splitting.
+
+Accepted inputs:
+
+* a SIB-200 TSV (``index_id``, ``category``, ``text``);
+* a folder with SIB-200 ``train.tsv``, ``dev.tsv``, ``test.tsv`` (concatenated in
+  that order), or with ``decisions.csv`` from ``builder annotate adjudicate``;
+* ``decisions.csv`` (``item_id``, ``label``, ``rule``, ``votes``, ``text``), where
+  an unresolved item has an empty label.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder.io import read_sib_tsv, read_text_utf8, require_path
+from schemas.errors import SchemaError
+
+SIB_SPLITS = ("train", "dev", "test")
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledItem:
+    """One item with its final label; ``label`` is None for an unresolved item."""
+
+    item_id: str
+    label: str | None
+    text: str
+    rule: str | None = None
+    where: str = ""  # file and line, for messages
+
+
+def _from_sib(path: Path) -> list[LabelledItem]:
+    rows = read_sib_tsv(path)
+    return [LabelledItem(r["index_id"], r["category"] or None, r["text"], None, f"{path.name}:{n}")
+            for n, r in enumerate(rows, start=2)]
+
+
+def _from_decisions(path: Path) -> list[LabelledItem]:
+    reader = csv.DictReader(io.StringIO(read_text_utf8(path), newline=""))
+    need = {"item_id", "label", "rule"}
+    if not need <= set(reader.fieldnames or ()):
+        raise SchemaError(f"expected columns item_id, label, rule; found {reader.fieldnames}", file=path,
+                          record="line 1")
+    out = []
+    for row in reader:
+        out.append(LabelledItem(row["item_id"], row["label"] or None, row.get("text") or "", row["rule"],
+                                f"{path.name}:{reader.line_num}"))
+    return out
+
+
+def read_labelled(path) -> list[LabelledItem]:
+    """Read a labelled table in any accepted layout (see the module docstring).
+
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "train.tsv").write_text("index_id\tcategory\ttext\n1\tsports\tA goal.\n")
+    >>> [(i.item_id, i.label, i.text) for i in read_labelled(d)]
+    [('1', 'sports', 'A goal.')]
+    """
+    p = require_path(path, what="labelled data")
+    if p.is_dir():
+        if (p / "decisions.csv").is_file():
+            return _from_decisions(p / "decisions.csv")
+        files = [p / f"{s}.tsv" for s in SIB_SPLITS if (p / f"{s}.tsv").is_file()]
+        if not files:
+            raise SchemaError("folder holds neither decisions.csv nor train/dev/test.tsv", file=p)
+        return [item for f in files for item in _from_sib(f)]
+    if p.suffix.lower() == ".csv":
+        return _from_decisions(p)
+    return _from_sib(p)
