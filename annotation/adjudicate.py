@@ -62,7 +62,7 @@ def majority_mask(counts: np.ndarray, policy: str = "sib200") -> np.ndarray:
 def decide(ann: Annotations, policy: str = "sib200") -> list[Decision]:
     """One :class:`Decision` per item, in input order.
 
-    >>> from .importer import from_judgements
+    >>> from annotation.importer import from_judgements
     >>> from schemas.records import Judgement as J
     >>> ann = from_judgements([J("1", a, lab) for a, lab in zip("abcd", ["science", "science", "health",
     ...                        "health"])] + [J("2", a, "sports") for a in "abc"])

@@ -114,11 +114,11 @@ def pairwise_tables(ann: Annotations) -> dict:
 def confusions(ann: Annotations, top: int = 10) -> list[dict]:
     """The most often confused label pairs, summed over annotator pairs on shared items.
 
-    >>> from .importer import from_judgements
+    >>> from annotation.importer import from_judgements
     >>> from schemas.records import Judgement as J
     >>> ann = from_judgements([J("1", "a", "x"), J("1", "b", "y"), J("2", "a", "x"), J("2", "b", "x")])
     >>> confusions(ann)
-    [{'count': 1, 'labels': ['x', 'y']}]
+    [{'labels': ['x', 'y'], 'count': 1}]
     """
     K = len(ann.labels)
     table = np.zeros((K, K), dtype=np.int64)
@@ -152,7 +152,7 @@ def agreement_report(ann: Annotations, *, n_resamples: int = 1000, seed: int = 0
                      top_confusions: int = 10) -> dict:
     """Everything ``agreement.json`` holds, as a plain dict (floats rounded to 6 digits).
 
-    >>> from .importer import from_judgements
+    >>> from annotation.importer import from_judgements
     >>> from schemas.records import Judgement as J
     >>> ann = from_judgements([J(str(i), a, "x" if (i + (a == "b")) % 3 else "y")
     ...                        for i in range(30) for a in "ab"])

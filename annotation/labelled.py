@@ -56,7 +56,7 @@ def read_labelled(path) -> list[LabelledItem]:
 
     >>> import pathlib, tempfile
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "train.tsv").write_text("index_id\tcategory\ttext\n1\tsports\tA goal.\n")
+    >>> _ = (d / "train.tsv").write_text("index_id\\tcategory\\ttext\\n1\\tsports\\tA goal.\\n")
     >>> [(i.item_id, i.label, i.text) for i in read_labelled(d)]
     [('1', 'sports', 'A goal.')]
     """
