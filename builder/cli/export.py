@@ -1,0 +1,110 @@
+"""``builder licenses`` (license audit per split) and ``builder export``."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from schemas.errors import ExitStatus, ToolkitError
+
+from .common import AppContext, pass_app
+
+USES = ("commercial", "research")
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _render_text(rows: list[dict]) -> str:
+    out = []
+    for r in rows:
+        out.append(f"{r['variant']}/{r['split']}: {r['records']:,} records")
+        out.append(f"  terms: {r['terms']}")
+        out.append(f"  commercial use: {_yes(r['commercial_use'])}   share-alike: {_yes(r['share_alike'])}   "
+                   f"research only: {_yes(r['research_only'])}")
+        width = max(len(s["name"]) for s in r["sources"])
+        lwidth = max(len(s["license"]) for s in r["sources"])
+        out.append("  sources:")
+        out += [f"    {s['name']:<{width}}  {s['license']:<{lwidth}}  {s['records']:>8,}" for s in r["sources"]]
+        if r["attribution"]:
+            out.append("  attribution:")
+            out += [f"    {line}" for line in r["attribution"]]
+        if r["conflicts"]:
+            out.append("  conflicts:")
+            out += [f"    - {c['reason']}{' (overridden)' if c['overridden'] else ' (UNRESOLVED)'}"
+                    for c in r["conflicts"]]
+        if r["override"]:
+            out.append(f"  override: {r['override']['reason']}")
+    return "\n".join(out)
+
+
+@click.command()
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per variant and split.")
+@click.option("--intended-use", type=click.Choice(USES),
+              help="Exit 1 when any split forbids this use or has an unresolved license conflict.")
+@click.option("--license", "license_id", metavar="ID",
+              help="License of variant folders without license information (e.g. CC-BY-SA-4.0).")
+@click.option("--source", metavar="NAME", help="Source name of records that name none (default: the folder name).")
+@pass_app
+@click.pass_context
+def licenses(ctx, app: AppContext, directory: Path, as_json: bool, intended_use: str | None,
+             license_id: str | None, source: str | None):
+    """Audit the license terms of every split of DIRECTORY.
+
+    Lists, per variant and split, the sources with record counts, the combined
+    terms, commercial use, share-alike, attribution lines and conflicts.
+    Exit codes: 0 read (conflicts are reported, not failed), 1 with
+    --intended-use when a split forbids that use or has an unresolved conflict,
+    2 when the input cannot be read.
+    """
+    from builder.export.audit import audit_dataset
+    from builder.io import dumps_json
+
+    try:
+        audit = audit_dataset(directory, license_id=license_id, source=source)
+    except ToolkitError as err:
+        err.exit_code = ExitStatus.UNREADABLE
+        raise
+    rows = [s.to_dict() for s in audit.splits]
+    click.echo(dumps_json(rows) if as_json else _render_text(rows), nl=not as_json)
+    if intended_use:
+        failing = [s for s in audit.splits if not s.terms.allows(intended_use)]
+        if failing:
+            names = ", ".join(f"{s.variant}/{s.split}" for s in failing[:5])
+            more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
+            click.echo(f"error: {len(failing)} of {len(rows)} split(s) do not allow {intended_use} use: "
+                       f"{names}{more}", err=True)
+            ctx.exit(ExitStatus.GATE_FAILED)
+        app.info(f"all {len(rows)} split(s) allow {intended_use} use")
+
+
+@click.command()
+@click.argument("built", type=click.Path(path_type=Path))
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Export folder (replaced atomically).")
+@click.option("--lm-eval", "lm_eval", is_flag=True, help="Also write lm-evaluation-harness task YAMLs to OUT/lm_eval.")
+@click.option("--license", "license_id", metavar="ID",
+              help="License of variant folders without license information (e.g. CC-BY-SA-4.0).")
+@click.option("--source", metavar="NAME", help="Source name of records that name none (default: the folder name).")
+@click.option("--name", help="Config-safe dataset name, also the lm-eval group (default: the folder name).")
+@click.option("--pretty-name", help="Display name for the card (default: --name).")
+@click.option("--lm-eval-data-root", metavar="PATH",
+              help="Folder the lm-eval tasks point at, if the export will be moved (default: OUT, absolute).")
+@pass_app
+def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: str | None, source: str | None,
+           name: str | None,
+           pretty_name: str | None, lm_eval_data_root: str | None):
+    """Export BUILT as a Hugging Face dataset folder with card, licenses and manifest.
+
+    One config per variant (OUT/<variant>/<split>.parquet), loadable with
+    datasets.load_dataset(OUT, <variant>). An unknown or conflicting license
+    stops the export unless the recipe's license_override states a reason.
+    """
+    from builder.export.writer import export_dataset
+
+    res = export_dataset(built, out, lm_eval=lm_eval, license_id=license_id, source=source, name=name, pretty_name=pretty_name,
+                         lm_eval_data_root=lm_eval_data_root)
+    tasks = f", {len(res.lm_eval_tasks)} lm-eval task(s)" if lm_eval else ""
+    click.echo(f"exported {len(res.variants)} variant(s), {len(res.files)} file(s){tasks} to {res.out} "
+               f"(terms: {res.terms})")

@@ -1,0 +1,156 @@
+"""License audit of a built dataset folder: the terms of every variant and split.
+
+Where each record's license comes from, first match wins:
+
+1. the ``license`` column of the split (assembled sets, exports);
+2. ``license`` in the variant folder's ``variant.json`` (``builder extend``
+   and ``romanize`` write it);
+3. ``--license ID`` on the command line;
+
+otherwise the audit stops with a :class:`LicenseError`. Source names come from
+the ``dataset`` column, else ``provenance.corpus``, else ``source`` in
+``variant.json``, else ``--source``, else the folder name. The recipe's written override is read
+from ``license_override`` in ``manifest.json`` or ``variant.json``.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from builder.dataset import LoadedDataset, load_dataset_dir
+from data_cards.licenses import get_license, known_ids
+from data_cards.rules import Override, Terms, combine, combine_many
+from schemas.errors import LicenseError, SchemaError
+
+
+@dataclass
+class SplitAudit:
+    """The terms of one split of one variant."""
+
+    variant: str
+    split: str
+    rows: int
+    terms: Terms
+
+    def to_dict(self) -> dict:
+        """The shape ``builder licenses --json`` prints (one list element)."""
+        d = {"variant": self.variant, "split": self.split, "records": self.rows}
+        d.update(self.terms.to_dict())
+        return d
+
+
+@dataclass
+class Audit:
+    """All split audits of one dataset folder, plus what the card needs about it."""
+
+    dataset: LoadedDataset
+    splits: list[SplitAudit]
+    override: Override | None
+    variant_info: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def overall(self) -> Terms:
+        """The terms of the whole release (all splits pooled)."""
+        return combine_many((s.terms for s in self.splits), override=self.override)
+
+    def blocking(self) -> list[SplitAudit]:
+        """Splits whose conflicts stand without an override."""
+        return [s for s in self.splits if s.terms.unresolved]
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {err.lineno}") from None
+    if not isinstance(data, dict):
+        raise SchemaError(f"expected a JSON object, found {type(data).__name__}", file=path)
+    return data
+
+
+def variant_infos(ds: LoadedDataset) -> dict[str, dict]:
+    """``variant.json`` of every variant (an empty dict where there is none)."""
+    out: dict[str, dict] = {}
+    for (variant, _split), path in sorted(ds.files.items()):
+        if variant not in out:
+            vj = path.parent / "variant.json"
+            out[variant] = _read_json(vj) if vj.is_file() else {}
+    return out
+
+
+def _sources(frame: pd.DataFrame, default: str) -> list[str] | None:
+    """Per-record source names, or None when every record has ``default``."""
+    if "dataset" in frame.columns:
+        return [default if v is None or v != v else str(v) for v in frame["dataset"].tolist()]
+    if "provenance" in frame.columns:
+        return [p.get("corpus", default) if isinstance(p, dict) else default for p in frame["provenance"].tolist()]
+    return None
+
+
+def record_licenses(frame: pd.DataFrame, *, variant: str, split: str, path: Path, info: dict,
+                    license_id: str | None, default_source: str) -> Counter:
+    """Record counts per ``(source, license)`` of one split, validated against the registry."""
+    default = info.get("source") or info.get("dataset") or default_source
+    sources = _sources(frame, default)
+    if "license" in frame.columns:
+        lics = frame["license"].tolist()
+        for row, value in enumerate(lics):
+            if value is None or value != value or not str(value).strip():
+                raise LicenseError("record has no license id; every record needs one of: "
+                                   f"{', '.join(known_ids())}", file=path, record=f"row {row}", field="license")
+        for value in dict.fromkeys(lics):
+            get_license(value, file=path, record=f"row {lics.index(value)}")
+        return Counter(zip(sources or [default] * len(lics), lics))
+    chosen = info.get("license") or license_id
+    if not chosen:
+        raise LicenseError(
+            f"variant {variant}, split {split}: no license information (no license column, no variant.json "
+            f"with a license field, no --license ID); known ids: {', '.join(known_ids())}", file=path)
+    get_license(chosen, file=path.parent / "variant.json" if info.get("license") else None,
+                field="license" if info.get("license") else "--license")
+    if sources is None:
+        return Counter({(default, chosen): len(frame)})
+    return Counter((s, chosen) for s in sources)
+
+
+def audit_dataset(root, *, license_id: str | None = None, source: str | None = None,
+                  loaded: LoadedDataset | None = None) -> Audit:
+    """Derive the terms of every split under ``root``.
+
+    Parameters
+    ----------
+    root : path
+        A folder :func:`builder.dataset.load_dataset_dir` reads.
+    license_id : str, optional
+        License of variant folders that carry no license information.
+    source : str, optional
+        Source name of records that name none (default: the folder name).
+    loaded : LoadedDataset, optional
+        An already loaded folder (saves reading it twice).
+    """
+    if license_id is not None:
+        get_license(license_id, field="--license")
+    ds = loaded if loaded is not None else load_dataset_dir(root)
+    infos = variant_infos(ds)
+    manifest = ds.manifest or {}
+    raw_override = manifest.get("license_override")
+    override = Override.from_dict(raw_override, file=ds.root / "manifest.json") if raw_override else None
+    for variant, info in infos.items():
+        if override is None and info.get("license_override"):
+            override = Override.from_dict(info["license_override"], file=ds.root / variant / "variant.json")
+    audits = []
+    for variant in ds.variants:
+        info = infos.get(variant, {})
+        for split in ds.splits(variant):
+            frame = ds.tables[variant][split]
+            path = ds.files[(variant, split)]
+            counts = record_licenses(frame, variant=variant, split=split, path=path, info=info,
+                                     license_id=license_id, default_source=source or ds.root.name)
+            terms = combine(((s, lic, n) for (s, lic), n in sorted(counts.items())), override=override,
+                            where=f"{variant}/{split}")
+            audits.append(SplitAudit(variant, split, len(frame), terms))
+    return Audit(dataset=ds, splits=audits, override=override, variant_info=infos)

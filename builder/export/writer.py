@@ -1,0 +1,210 @@
+"""``builder export``: the Hugging Face layout with card, license files and manifest.
+
+Output (written into a staging folder that replaces ``out`` only when complete)::
+
+    out/<variant>/<split>.parquet   one config per variant, one file per split
+    out/README.md                   dataset card (YAML front matter + prose)
+    out/LICENSE, out/ATTRIBUTION.md combined terms; credit per source
+    out/manifest.json               rows, bytes and sha256 of every file; terms per split
+    out/lm_eval/                    with lm_eval=True: task YAMLs (see :mod:`.lmeval`)
+
+An unresolved license conflict or an ``unknown`` license stops the export with
+a :class:`LicenseError`, unless the build carries the recipe's written
+override. Re-exporting the same input gives byte-identical files.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from builder.io import dumps_json, sha256_file, staging_dir
+from data_cards.card import CardContext, SplitTerms, render_card
+from data_cards.frontmatter import check_card_metadata, parse_front_matter
+from data_cards.legal import render_attribution, render_license
+from schemas.errors import LicenseError, UsageError
+from schemas.records import MC_COLUMNS
+
+from .audit import Audit, audit_dataset
+from .lmeval import write_lm_eval
+
+TOPIC_COLUMNS = ("index_id", "category", "text")
+_REPORTS = ("qc_report.json", "agreement.json")
+
+
+@dataclass
+class ExportResult:
+    """What an export wrote."""
+
+    out: Path
+    variants: list[str]
+    files: dict[str, dict]
+    terms: str
+    lm_eval_tasks: list[str]
+
+
+def slug(name: str) -> str:
+    """A task- and config-safe name: letters, digits and ``_``.
+
+    >>> slug("belebele-train v2")
+    'belebele_train_v2'
+    """
+    out = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")
+    return out or "dataset"
+
+
+def _table(frame: pd.DataFrame, kind: str, license_value: str | None) -> pa.Table:
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if "license" not in table.column_names:
+        table = table.append_column("license", pa.array([license_value] * table.num_rows, pa.string()))
+    first = MC_COLUMNS if kind == "mc" else (*TOPIC_COLUMNS, "language", "split", "license", "provenance")
+    names = table.column_names
+    table = table.select([c for c in first if c in names] + [c for c in names if c not in first])
+    fields = []
+    for f in table.schema:  # plain string/int64 types, as the Hub's Value("string")/Value("int64")
+        if pa.types.is_large_string(f.type):
+            f = f.with_type(pa.string())
+        elif f.name in ("correct_answer_num", "index_id") and pa.types.is_integer(f.type):
+            f = f.with_type(pa.int64())
+        fields.append(f)
+    return table.cast(pa.schema(fields)).replace_schema_metadata(None)
+
+
+def _labels(audit: Audit) -> list[str]:
+    ds = audit.dataset
+    if ds.kind != "topic":
+        return []
+    for (variant, _split), path in sorted(ds.files.items()):
+        lf = path.parent / "labels.txt"
+        if lf.is_file():
+            return [x.strip() for x in lf.read_text(encoding="utf-8").splitlines() if x.strip()]
+    cats = set()
+    for splits in ds.tables.values():
+        for frame in splits.values():
+            cats.update(frame["category"].astype(str))
+    return sorted(cats)
+
+
+def _reports(root: Path) -> dict[str, dict | None]:
+    out = {}
+    for name in _REPORTS:
+        p = root / name
+        out[name] = json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+    return out
+
+
+def _check_target(built: Path, out: Path) -> None:
+    b, o = built.resolve(), out.resolve()
+    if b == o or o in b.parents or b in o.parents:
+        raise UsageError(f"--out {out} must lie outside the input folder {built} and not contain it")
+
+
+def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None = None,
+                   source: str | None = None, name: str | None = None, pretty_name: str | None = None,
+                   lm_eval_data_root: str | None = None) -> ExportResult:
+    """Export the dataset folder ``built`` to ``out`` (see the module docstring).
+
+    Parameters
+    ----------
+    built : path
+        An assembled set, a folder of variant folders, or an earlier export.
+    out : path
+        The export folder; replaced atomically as a whole.
+    lm_eval : bool
+        Also write lm-evaluation-harness task YAMLs under ``out/lm_eval``.
+    license_id : str, optional
+        License of variant folders that carry no license information.
+    source : str, optional
+        Source name of records that name none (default: the input folder's name).
+    name, pretty_name : str, optional
+        Config-safe name (task prefix) and display name; default: the manifest's
+        ``name`` or the input folder's name.
+    lm_eval_data_root : str, optional
+        Folder the task YAMLs point at instead of ``out`` (where the export will live).
+    """
+    built, out = Path(built), Path(out)
+    _check_target(built, out)
+    audit = audit_dataset(built, license_id=license_id, source=source)
+    blocking = audit.blocking()
+    if blocking:
+        first = blocking[0]
+        reasons = "; ".join(c.reason for c in first.terms.conflicts if not c.overridden)
+        raise LicenseError(
+            f"{len(blocking)} split(s) have unresolved license conflicts, first {first.variant}/{first.split}: "
+            f"{reasons}. Add license_override {{terms, reason}} to the recipe to release them anyway",
+            file=built)
+    ds = audit.dataset
+    manifest = ds.manifest or {}
+    build_info = manifest.get("build", manifest)
+    name = slug(name or manifest.get("name") or built.resolve().name)
+    pretty = pretty_name or manifest.get("pretty_name") or name
+    reports = _reports(ds.root)
+    terms_by_split = {(s.variant, s.split): s.terms for s in audit.splits}
+    data_root = lm_eval_data_root or str(out.resolve())
+
+    with staging_dir(out) as stage:
+        files: dict[str, dict] = {}
+        card_files: dict[str, dict[str, str]] = {}
+        sizes: dict[str, dict[str, int]] = {}
+        columns: list[tuple[str, str]] = []
+        for variant in ds.variants:
+            (stage / variant).mkdir()
+            for split in ds.splits(variant):
+                terms = terms_by_split[(variant, split)]
+                table = _table(ds.tables[variant][split], ds.kind, terms.licenses[0])
+                rel = f"{variant}/{split}.parquet"
+                pq.write_table(table, stage / rel, compression="zstd", use_dictionary=True, write_statistics=True)
+                files[rel] = {"rows": table.num_rows}
+                card_files.setdefault(variant, {})[split] = rel
+                sizes.setdefault(variant, {})[split] = table.num_rows
+                if not columns:
+                    columns = [(f.name, str(f.type)) for f in table.schema]
+        overall = audit.overall
+        ctx = CardContext(
+            name=name, pretty_name=pretty, kind=ds.kind, sizes=sizes, files=card_files, columns=columns,
+            splits=[SplitTerms(s.variant, s.split, s.terms) for s in audit.splits], overall=overall,
+            override=audit.override, description=build_info.get("description"), manifest=build_info,
+            variant_info=audit.variant_info, labels=_labels(audit), agreement=reports["agreement.json"],
+            qc=reports["qc_report.json"])
+        card = render_card(ctx)
+        check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")
+        texts = {"README.md": card, "LICENSE": render_license(pretty, overall, audit.override),
+                 "ATTRIBUTION.md": render_attribution(name, overall)}
+        for rel, text in texts.items():
+            (stage / rel).write_text(text, encoding="utf-8", newline="\n")
+            files[rel] = {}
+        tasks: list[str] = []
+        if lm_eval:
+            written, tasks = write_lm_eval(stage / "lm_eval", name=name, kind=ds.kind, files=card_files,
+                                           data_root=data_root, labels=ctx.labels)
+            files.update({f"lm_eval/{f}": {} for f in written})
+        for rel, entry in files.items():
+            p = stage / rel
+            entry.update(bytes=p.stat().st_size, sha256=sha256_file(p))
+        out_manifest = {
+            "name": name, "pretty_name": pretty, "kind": ds.kind,
+            "generator": f"mc-dataset-builder {_version()}",
+            "files": files,
+            "variants": sizes,
+            "terms": overall.to_dict(),
+            "splits": [s.to_dict() for s in audit.splits],
+            "license_override": None if audit.override is None else audit.override.to_dict(),
+            "lm_eval_tasks": tasks,
+            "build": {k: build_info[k] for k in ("seed", "counts", "dropped", "sources", "description")
+                      if k in build_info},
+        }
+        (stage / "manifest.json").write_text(dumps_json(out_manifest), encoding="utf-8", newline="\n")
+    return ExportResult(out=out, variants=ds.variants, files=files, terms=overall.terms, lm_eval_tasks=tasks)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("mc-dataset-builder")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0+unknown"

@@ -1,0 +1,227 @@
+"""Render a Hugging Face dataset card (``README.md``) from what an export knows.
+
+The card is YAML front matter (license, language codes, pretty_name,
+task_categories, size_categories, configs with data_files) followed by prose
+sections filled into ``templates/card.md``. Sections whose input does not exist
+(no agreement report, no romanized variant, no QC report) are left out. The
+text is deterministic: the same context gives the same bytes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from string import Template
+
+from .citations import cite
+from .frontmatter import dump_front_matter, size_category
+from .languages import describe, iso639_3
+from .licenses import get_license
+from .rules import Override, Terms
+from .sections import (agreement_section, filters_section, intended_use_section, qc_section,
+                       romanization_section)
+
+TASKS = {
+    "mc": {"task_categories": ["multiple-choice", "question-answering"], "task_ids": ["multiple-choice-qa"]},
+    "topic": {"task_categories": ["text-classification"], "task_ids": ["topic-classification"]},
+}
+
+
+@dataclass
+class SplitTerms:
+    """The terms of one exported split."""
+
+    variant: str
+    split: str
+    terms: Terms
+
+
+@dataclass
+class CardContext:
+    """Everything the card is rendered from (the export builds it)."""
+
+    name: str
+    pretty_name: str
+    kind: str
+    sizes: dict[str, dict[str, int]]
+    files: dict[str, dict[str, str]]
+    columns: list[tuple[str, str]]
+    splits: list[SplitTerms]
+    overall: Terms
+    override: Override | None = None
+    description: str | None = None
+    manifest: dict = field(default_factory=dict)
+    variant_info: dict[str, dict] = field(default_factory=dict)
+    labels: list[str] = field(default_factory=list)
+    agreement: dict | None = None
+    qc: dict | None = None
+
+    @property
+    def variants(self) -> list[str]:
+        return sorted(self.sizes)
+
+    @property
+    def total_rows(self) -> int:
+        return sum(sum(s.values()) for s in self.sizes.values())
+
+
+def hf_license(terms: Terms) -> dict:
+    """Front-matter license fields: a Hub id, or ``other`` with a name and a link to LICENSE.
+
+    >>> from data_cards.rules import combine
+    >>> hf_license(combine([("a", "CC-BY-SA-4.0", 1)]))
+    {'license': 'cc-by-sa-4.0'}
+    """
+    lic = get_license(terms.terms) if " AND " not in terms.terms else None
+    if lic is not None and not lic.custom and not terms.conflicts:
+        return {"license": lic.hf_id}
+    return {"license": "other", "license_name": terms.terms, "license_link": "LICENSE"}
+
+
+def front_matter(ctx: CardContext) -> dict:
+    """The card's metadata, in the order the Hub shows it."""
+    languages = sorted({c for c in (iso639_3(v) for v in ctx.variants) if c})
+    meta: dict = {"pretty_name": ctx.pretty_name}
+    meta.update(hf_license(ctx.overall))
+    meta["language"] = languages or ["und"]
+    meta["multilinguality"] = ["multilingual" if len(languages) > 1 else "monolingual"]
+    meta["size_categories"] = [size_category(ctx.total_rows)]
+    meta.update(TASKS[ctx.kind])
+    meta["configs"] = [
+        {"config_name": v, "data_files": [{"split": s, "path": p} for s, p in ctx.files[v].items()]}
+        for v in ctx.variants
+    ]
+    return meta
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _description(ctx: CardContext) -> str:
+    n, k = ctx.total_rows, len(ctx.variants)
+    if ctx.kind == "mc":
+        what = (f"{n:,} four-option multiple-choice reading-comprehension questions (a passage, a question, "
+                f"answers 1-4 and `correct_answer_num`, as in Belebele)")
+    else:
+        what = (f"{n:,} sentences labelled with one of {len(ctx.labels)} topics "
+                f"({', '.join(ctx.labels)}), in the SIB-200 layout (`index_id`, `category`, `text`)")
+    text = f"{what}, in {k} language variant{'s' if k != 1 else ''}, one configuration per variant."
+    if ctx.description:
+        text = ctx.description.strip() + "\n\n" + text
+    return text + (" Exported by mc-dataset-builder; `manifest.json` lists every file with its row count and "
+                   "SHA-256.")
+
+
+def _languages(ctx: CardContext) -> str:
+    rows = ["| config | language | script | ISO 639-3 | ISO 15924 |", "| --- | --- | --- | --- | --- |"]
+    for v in ctx.variants:
+        lang, script = describe(v)
+        code, scr = (v.split("_", 1) if iso639_3(v) else ("", ""))
+        rows.append(f"| `{v}` | {lang} | {script} | {code} | {scr} |")
+    return "\n".join(rows)
+
+
+def _structure(ctx: CardContext) -> str:
+    splits = []
+    for v in ctx.variants:
+        for s in ctx.sizes[v]:
+            if s not in splits:
+                splits.append(s)
+    head = "| config | " + " | ".join(splits) + " | total |"
+    rows = [head, "|" + " --- |" * (len(splits) + 2)]
+    totals = dict.fromkeys(splits, 0)
+    for v in ctx.variants:
+        cells = []
+        for s in splits:
+            n = ctx.sizes[v].get(s)
+            cells.append("" if n is None else f"{n:,}")
+            totals[s] += n or 0
+        rows.append(f"| `{v}` | " + " | ".join(cells) + f" | {sum(ctx.sizes[v].values()):,} |")
+    if len(ctx.variants) > 1:
+        rows.append("| **all** | " + " | ".join(f"{totals[s]:,}" for s in splits)
+                    + f" | {ctx.total_rows:,} |")
+    cols = ", ".join(f"`{name}` ({typ})" for name, typ in ctx.columns)
+    return (f"Files: `<config>/<split>.parquet`. Columns: {cols}.\n\nRows per split:\n\n" + "\n".join(rows))
+
+
+def _members(names: list[str], total: int) -> str:
+    if len(names) == total and total > 1:
+        return f"all {total} splits"
+    if len(names) <= 8:
+        return ", ".join(f"`{n}`" for n in names)
+    return ", ".join(f"`{n}`" for n in names[:6]) + f" and {len(names) - 6} more"
+
+
+def _licenses(ctx: CardContext) -> str:
+    o = ctx.overall
+    out = [f"**Terms of the whole release:** {o.terms}. Commercial use: **{_yes(o.commercial_use)}**. "
+           f"Share-alike: **{_yes(o.share_alike)}**. Research only: {_yes(o.research_only)}. "
+           "The full terms are in `LICENSE`, the credits in `ATTRIBUTION.md`."]
+    groups: dict[tuple, list[str]] = {}
+    records: dict[tuple, dict[tuple[str, str], int]] = {}
+    for st in ctx.splits:
+        t = st.terms
+        key = (t.terms, t.commercial_use, t.share_alike, tuple((s.name, s.license) for s in t.sources))
+        groups.setdefault(key, []).append(f"{st.variant}/{st.split}")
+        acc = records.setdefault(key, {})
+        for s in t.sources:
+            acc[(s.name, s.license)] = acc.get((s.name, s.license), 0) + s.records
+    out += ["", "Terms per split:", "", "| splits | terms | commercial use | share-alike | sources (records) |",
+            "| --- | --- | --- | --- | --- |"]
+    for key, names in groups.items():
+        srcs = ", ".join(f"{n} ({lic}, {c:,})" for (n, lic), c in records[key].items())
+        out.append(f"| {_members(names, len(ctx.splits))} | {key[0]} | {_yes(key[1])} | {_yes(key[2])} | {srcs} |")
+    out += ["", "| source | license | records |", "| --- | --- | --- |"]
+    for s in o.sources:
+        lic = get_license(s.license)
+        link = f"[{lic.name}]({lic.url})" if lic.url else lic.name
+        out.append(f"| {s.name} | {link} (`{s.license}`) | {s.records:,} |")
+    conflicts = o.conflicts
+    if conflicts or ctx.override:
+        out += ["", "### License override" if ctx.override else "### Unresolved license conflicts", ""]
+        for c in conflicts:
+            out.append(f"- Conflict: {c.reason}.")
+        if ctx.override:
+            out += ["", "The recipe releases this combination with a written override:", "",
+                    f"- Terms stated by the recipe: {ctx.override.terms or '(none stated)'}",
+                    f"- Reason: {ctx.override.reason}",
+                    "- The override does not lift any restriction: every source's own terms still apply."]
+    return "\n".join(out)
+
+
+def _citation(ctx: CardContext) -> str:
+    names = []
+    for s in ctx.overall.sources:
+        if s.name not in names:
+            names.append(s.name)
+    if ctx.kind == "topic" and any(cite(n) and n.lower().startswith("sib") for n in names):
+        names.append("flores200")
+    refs = [cite(n) for n in names]
+    refs = [r for r in dict.fromkeys(refs) if r]
+    text = f"If you use `{ctx.name}`, cite the sources it was built from:\n\n"
+    if not refs:
+        return text + "- (no reference is known for these sources; see `ATTRIBUTION.md`)"
+    return text + "\n".join(f"- {r}" for r in refs)
+
+
+def _optional(title: str, body: str | None) -> str:
+    return f"\n## {title}\n\n{body}\n" if body else ""
+
+
+def render_card(ctx: CardContext) -> str:
+    """The full ``README.md`` text of an export."""
+    template = Template(resources.files("data_cards").joinpath("templates/card.md").read_text(encoding="utf-8"))
+    return template.substitute(
+        front_matter=dump_front_matter(front_matter(ctx)),
+        pretty_name=ctx.pretty_name,
+        description=_description(ctx),
+        languages=_languages(ctx),
+        structure=_structure(ctx),
+        licenses=_licenses(ctx),
+        filters=_optional("Filters applied", filters_section(ctx.manifest)),
+        agreement=_optional("Annotator agreement", agreement_section(ctx.agreement)),
+        romanization=_optional("Romanization", romanization_section(ctx.variant_info)),
+        qc=_optional("Quality checks", qc_section(ctx.qc)),
+        intended_use=intended_use_section(ctx),
+        citation=_citation(ctx),
+    )

@@ -1,0 +1,63 @@
+"""Names of languages and scripts behind FLORES-200 codes (``hin_Deva``), for data cards.
+
+Language names come from ISO 639-3 and script names from ISO 15924, both
+through :mod:`pycountry` (imported on first use). Codes these standards do not
+know are shown as ``unknown (xyz)`` rather than failing the card.
+
+>>> describe("hin_Deva")
+('Hindi', 'Devanagari (Nagari)')
+>>> describe("npi_Deva")[0]
+'Nepali'
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from schemas.records import LANGUAGE_CODE
+
+
+@lru_cache(maxsize=None)
+def language_name(code: str) -> str:
+    """English name of an ISO 639-3 code (``swh`` -> ``Swahili``).
+
+    >>> language_name("arb")
+    'Standard Arabic'
+    """
+    import pycountry
+
+    lang = pycountry.languages.get(alpha_3=code)
+    if lang is None:
+        return f"unknown ({code})"
+    return lang.name.replace(" (individual language)", "")
+
+
+@lru_cache(maxsize=None)
+def script_name(code: str) -> str:
+    """English name of an ISO 15924 code (``Ethi`` -> ``Ethiopic (Geʻez)``).
+
+    >>> script_name("Jpan")
+    'Japanese (Han + Hiragana + Katakana)'
+    """
+    import pycountry
+
+    script = pycountry.scripts.get(alpha_4=code)
+    if script is None:
+        return f"unknown ({code})"
+    return script.name.replace("(alias for ", "(")
+
+
+def describe(variant: str) -> tuple[str, str]:
+    """``(language name, script name)`` of a FLORES code; unknown parts say so."""
+    if not LANGUAGE_CODE.match(variant):
+        return (f"unknown ({variant})", "unknown")
+    lang, script = variant.split("_", 1)
+    return language_name(lang), script_name(script)
+
+
+def iso639_3(variant: str) -> str | None:
+    """The ISO 639-3 part of a FLORES code, or None for another name.
+
+    >>> iso639_3("zho_Hans"), iso639_3("annotated")
+    ('zho', None)
+    """
+    return variant.split("_", 1)[0] if LANGUAGE_CODE.match(variant) else None

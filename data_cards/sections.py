@@ -1,0 +1,200 @@
+"""Card sections rendered from the manifests and reports a build leaves behind.
+
+Each function returns Markdown, or None when its input is absent, so the card
+leaves the section out. Reports written by other stages (``agreement.json``,
+``qc_report.json``, the assembly manifest) are read tolerantly: known fields
+get a readable table, anything else numeric is listed by its key path.
+
+>>> print(filters_section({"seed": 0, "dropped": {"race": {"fill_in_blank": 29}}}))
+Seed: 0.
+<BLANKLINE>
+Dropped records by reason:
+<BLANKLINE>
+| where | reason | records |
+| --- | --- | --- |
+| race | fill_in_blank | 29 |
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+
+def _flatten(obj: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _flatten(value, path + (str(key),))
+    elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        yield path, obj
+
+
+def _num(x) -> str:
+    if isinstance(x, float):
+        return f"{x:.3f}"
+    return f"{x:,}"
+
+
+def _table(pairs, head=("where", "reason", "records")) -> str:
+    rows = [f"| {' | '.join(head)} |", "|" + " --- |" * len(head)]
+    for path, value in pairs:
+        where = " / ".join(path[:-1]) or "all"
+        rows.append(f"| {where} | {path[-1] if path else ''} | {_num(value)} |")
+    return "\n".join(rows)
+
+
+def filters_section(manifest: dict | None) -> str | None:
+    """Read, kept and dropped counts of an assembled set (``manifest.json``)."""
+    if not manifest or not any(k in manifest for k in ("dropped", "counts")):
+        return None
+    out = []
+    if "seed" in manifest:
+        out.append(f"Seed: {manifest['seed']}.")
+    counts = list(_flatten(manifest.get("counts") or {}))
+    if counts:
+        out += ["", "Records per source and stage:", "", _table(counts, ("where", "count", "records"))]
+    dropped = list(_flatten(manifest.get("dropped") or {}))
+    if dropped:
+        out += ["", "Dropped records by reason:", "", _table(dropped)]
+    elif "dropped" in manifest:
+        out += ["", "No record was dropped."]
+    return "\n".join(out).strip("\n")
+
+
+_AGREEMENT = (
+    ("fleiss_kappa", "Fleiss' kappa"),
+    ("krippendorff_alpha", "Krippendorff's alpha (nominal)"),
+    ("mean_cohen_kappa", "Mean pairwise Cohen's kappa"),
+    ("gwet_ac1", "Gwet's AC1"),
+    ("percent_agreement", "Percent agreement"),
+)
+
+
+def agreement_section(rep: dict | None) -> str | None:
+    """Agreement figures from ``agreement.json`` (``builder annotate agreement``).
+
+    >>> print(agreement_section({"n_items": 10, "n_annotators": 3, "fleiss_kappa": 0.61}))
+    10 items, 3 annotators.
+    <BLANKLINE>
+    | measure | value | 95% interval |
+    | --- | ---: | --- |
+    | Fleiss' kappa | 0.610 |  |
+    """
+    if not rep:
+        return None
+    out = []
+    if "n_items" in rep:
+        out += [f"{rep['n_items']:,} items, {rep.get('n_annotators', '?')} annotators.", ""]
+    ci = rep.get("ci") or {}
+    rows = ["| measure | value | 95% interval |", "| --- | ---: | --- |"]
+    for key, name in _AGREEMENT:
+        if key in rep:
+            v = rep[key]
+            c = ci.get(key)
+            interval = f"[{c[0]:.3f}, {c[1]:.3f}]" if isinstance(c, (list, tuple)) and len(c) == 2 \
+                and all(isinstance(x, (int, float)) for x in c) else ""
+            rows.append(f"| {name} | {'n/a' if v is None else f'{v:.3f}'} | {interval} |")
+    if len(rows) == 2:
+        pairs = [(p, v) for p, v in _flatten(rep) if len(p) == 1]
+        if not pairs:
+            return None
+        rows += [f"| {p[0]} | {_num(v)} |  |" for p, v in pairs]
+    return "\n".join(out + rows)
+
+
+def romanization_section(infos: dict[str, dict] | None) -> str | None:
+    """How romanized variants were made (``variant.json`` of ``builder romanize``).
+
+    >>> print(romanization_section({"hin_Latn": {"tool": "indic-transliteration", "version": "2.3",
+    ...                                          "scheme": "iast", "source_variant": "hin_Deva"}}))
+    | config | from | tool | version | scheme |
+    | --- | --- | --- | --- | --- |
+    | `hin_Latn` | `hin_Deva` | indic-transliteration | 2.3 | iast |
+    """
+    rows = ["| config | from | tool | version | scheme |", "| --- | --- | --- | --- | --- |"]
+    for variant, info in sorted((infos or {}).items()):
+        if not any(k in info for k in ("tool", "scheme")):
+            continue
+        origin = next((info[k] for k in ("source_variant", "from", "parent", "source_language") if info.get(k)),
+                      "")
+        rows.append(f"| `{variant}` | {f'`{origin}`' if origin else ''} | {info.get('tool', '')} | "
+                    f"{info.get('version', '')} | {info.get('scheme', '')} |")
+    return "\n".join(rows) if len(rows) > 2 else None
+
+
+def _status(value) -> str:
+    if isinstance(value, bool):
+        return "pass" if value else "FAIL"
+    if isinstance(value, dict):
+        for key in ("status", "passed", "ok", "result"):
+            if key in value:
+                return _status(value[key])
+        return ""
+    return str(value)
+
+
+def qc_section(rep: dict | None) -> str | None:
+    """Results of ``builder qc`` (``qc_report.json``), one row per check.
+
+    >>> print(qc_section({"passed": True, "checks": [{"name": "leakage", "status": "pass"}]}))
+    Gate: **pass**.
+    <BLANKLINE>
+    | check | result | detail |
+    | --- | --- | --- |
+    | leakage | pass |  |
+    """
+    if not rep:
+        return None
+    out = []
+    for key in ("passed", "status", "gate", "ok"):
+        if key in rep:
+            out += [f"Gate: **{_status(rep[key])}**.", ""]
+            break
+    checks = rep.get("checks")
+    if isinstance(checks, dict):
+        checks = [dict(v, name=k) if isinstance(v, dict) else {"name": k, "status": v} for k, v in checks.items()]
+    rows = ["| check | result | detail |", "| --- | --- | --- |"]
+    for c in checks or []:
+        if not isinstance(c, dict):
+            continue
+        name = next((c[k] for k in ("name", "check", "id") if k in c), "?")
+        detail = next((c[k] for k in ("message", "summary", "detail", "reason") if c.get(k)), "")
+        rows.append(f"| {name} | {_status(c)} | {' '.join(str(detail).split())} |")
+    if len(rows) == 2 and not out:
+        return None
+    return "\n".join(out + (rows if len(rows) > 2 else [])).strip("\n")
+
+
+def intended_use_section(ctx) -> str:
+    """Intended use and restrictions, from the splits and their terms."""
+    splits = sorted({s.split for s in ctx.splits})
+    o = ctx.overall
+    out = []
+    if splits == ["test"]:
+        out.append("- **Test set only**: this dataset is for evaluation. Do not train or tune on it; doing so "
+                   "contaminates the benchmark.")
+    elif "test" in splits:
+        out.append("- The `test` split is for evaluation only: do not train or tune on it. Use `train` (and "
+                   "`dev` for model selection) for fitting.")
+    elif ctx.kind == "mc":
+        out.append("- Training and development data for multiple-choice reading comprehension (fine-tuning, "
+                   "or few-shot examples); evaluate on a separate test set.")
+    if not o.commercial_use:
+        nc = sorted({s.license for s in o.sources if not _commercial(s.license)})
+        out.append(f"- **Not for commercial use.** Records under {', '.join(nc)} forbid it; this applies to "
+                   "every split that contains them (see the table above).")
+    else:
+        out.append("- Commercial use is permitted under the terms above.")
+    if o.research_only:
+        out.append("- Research use only, as the terms of some sources require.")
+    if o.share_alike:
+        out.append(f"- Share-alike: datasets derived from this one must be shared under the same terms "
+                   f"({o.terms}), with the attribution in `ATTRIBUTION.md`.")
+    if ctx.override:
+        out.append("- Released under the recipe's license override (see above); check that your use fits every "
+                   "source's own terms.")
+    return "\n".join(out)
+
+
+def _commercial(license_id: str) -> bool:
+    from .licenses import get_license
+
+    return get_license(license_id).commercial_use
