@@ -139,14 +139,31 @@ def assemble_records(recipe: Recipe, *, on_error: str = "raise", seed: int | Non
             count = result.counts.setdefault((spec.name, split), Count(spec.name, split))
             count.read += len(items) + len(bads)
             ctx = StepContext(spec.name, native, split, seed, result.ledger)
-            for bad in bads:
-                ctx.drop(bad, bad.reason, "reader", bad.message)
-            for step in steps:
-                items = step.run(items, ctx)
+            items = filter_split(items, bads, steps, ctx)
             count.kept += len(items)
             _append(result.columns[split], spec, split, license_, recipe.language, items,
                     shuffle_options(items, ctx.rng("shuffle")))
     return result
+
+
+def filter_split(items: list[RawMCItem], bads: list[BadRecord], steps: list, ctx: StepContext
+                 ) -> list[RawMCItem]:
+    """Route reader errors to the ledger, then run the steps in order; return the survivors.
+
+    >>> from builder.filters import FourOptions, Ledger, get_filter
+    >>> item = RawMCItem("race", "train", "p", "q", "Text.", "Tom is _ .", list("abcd"), [0], "1.txt", "#0")
+    >>> bad = BadRecord("race", "train", "2.txt", "line 1", "malformed_json", "malformed JSON")
+    >>> ctx = StepContext("RACE", "train", "train", 0, Ledger())
+    >>> filter_split([item], [bad], [get_filter("fill_in_blank"), FourOptions()], ctx)
+    []
+    >>> sorted(r for (_, _, r) in ctx.ledger.counts)
+    ['fill_in_blank', 'malformed_json']
+    """
+    for bad in bads:
+        ctx.drop(bad, bad.reason, "reader", bad.message)
+    for step in steps:
+        items = step.run(items, ctx)
+    return items
 
 
 def _append(cols: dict[str, list], spec: SourceSpec, split: str, license_: str, language: str,

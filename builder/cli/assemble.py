@@ -43,7 +43,7 @@ def summary_table(result, manifest: dict, width: int = 100) -> str:
     table.add_row("total", "", str(total["read"]), str(total["kept"]), str(total["dropped"]), "")
     buf = io.StringIO()
     Console(file=buf, width=width, force_terminal=False, color_system=None).print(table)
-    return buf.getvalue().rstrip("\n")
+    return "\n".join(line.rstrip() for line in buf.getvalue().rstrip("\n").splitlines())
 
 
 @click.command("assemble")

@@ -4,8 +4,9 @@ The number comes from Belebele's script (``num_sentences <= 25``); the paper
 only says "excessively long passages" (appendix A.2). Sentences are counted
 with :func:`builder.filters.sentences.count_sentences`, which works beyond
 English. A reader that knows the sentence count exactly (MultiRC marks each
-sentence with ``<b>Sent N: </b>``, which Belebele counted) passes it in
-``item.meta["num_sentences"]``, and that count is used instead.
+sentence with ``<b>Sent N: </b>``, which Belebele counted) passes the
+sentences in ``item.meta["sentences"]`` (or their number in
+``item.meta["num_sentences"]``), and that count is used instead.
 
 >>> from builder.readers.base import RawMCItem
 >>> item = RawMCItem("sciq", "train", "p", "q", "One. Two. Three.", "Why?", ["a", "b", "c", "d"], [0], "f", "#0")
@@ -37,9 +38,13 @@ class TooManySentences(Filter):
         self._cache: dict[str, int] = {}  # passages repeat once per question
 
     def sentences(self, item) -> int:
-        known = item.meta.get("num_sentences") if item.meta else None
-        if isinstance(known, int):
-            return known
+        if item.meta:
+            known = item.meta.get("num_sentences")
+            if isinstance(known, int):
+                return known
+            listed = item.meta.get("sentences")
+            if isinstance(listed, list):
+                return len(listed)
         n = self._cache.get(item.passage)
         if n is None:
             n = self._cache[item.passage] = count_sentences(item.passage)

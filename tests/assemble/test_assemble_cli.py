@@ -1,0 +1,96 @@
+"""`builder assemble`: exit codes first, output second; one real subprocess run."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from builder.cli.main import cli
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "examples" / "belebele-train.yaml"
+CRAFTED = ROOT / "tests" / "data" / "assemble"
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, list(map(str, args)))
+
+
+def test_example_prints_per_source_table(tmp_path, golden):
+    result = invoke("assemble", EXAMPLE, "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    golden("assemble/belebele-train-table.txt", "\n".join(lines[:-1]) + "\n")  # last line names tmp_path
+    assert lines[-1] == f"wrote {tmp_path / 'out'}: train 96, dev 102 rows; 41 dropped (dropped.jsonl); manifest.json"
+    assert (tmp_path / "out" / "manifest.json").is_file()
+
+
+def test_skip_counts_reader_reason(tmp_path):
+    result = invoke("assemble", CRAFTED / "bad-race.yaml", "--out", tmp_path / "o", "--on-error", "skip",
+                    "--seed", "3")
+    assert result.exit_code == 0, result.output
+    assert "malformed_json 1" in result.stdout and "fill_in_blank 1" in result.stdout
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert manifest["seed"] == 3 and manifest["on_error"] == "skip"
+
+
+def test_bad_input_is_exit_1_with_one_line(tmp_path):
+    result = invoke("assemble", CRAFTED / "bad-race.yaml", "--out", tmp_path / "o")
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    assert "2.txt, line 1: malformed JSON" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_source_folder_is_exit_1(tmp_path):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text("name: x\nsources:\n  - {name: R, reader: race, path: nowhere, splits: {train: train}}\n")
+    result = invoke("assemble", recipe, "--out", tmp_path / "o")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: ") and "nowhere" in result.stderr
+
+
+def test_recipe_errors_are_exit_1_naming_file_and_key(tmp_path):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text("name: x\nsources:\n  - {name: R, reader: race, path: p, splits: {train: train}, "
+                      "filters: [blanks]}\n")
+    result = invoke("assemble", recipe, "--out", tmp_path / "o")
+    assert result.exit_code == 1
+    assert result.stderr == (f"error: {recipe}, field sources[0].filters[0]: unknown filter 'blanks'; known: "
+                             "complete_options, duplicate_question, empty_option, empty_passage, fill_in_blank, "
+                             "sample_four_options, too_many_sentences\n")
+    result = invoke("assemble", tmp_path / "missing.yaml", "--out", tmp_path / "o")
+    assert result.exit_code == 1 and "recipe file not found" in result.stderr
+
+
+def test_usage_errors_are_exit_2(tmp_path):
+    assert invoke("assemble", EXAMPLE).exit_code == 2  # --out missing
+    result = invoke("assemble", EXAMPLE, "--out", tmp_path / "o", "--on-error", "ignore")
+    assert result.exit_code == 2 and "'ignore' is not one of 'raise', 'skip'" in result.stderr
+    assert invoke("assemble", EXAMPLE, "--out", tmp_path / "o", "--seed", "-1").exit_code == 2
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("x")
+    result = invoke("assemble", EXAMPLE, "--out", busy)
+    assert result.exit_code == 2 and "without manifest.json" in result.stderr
+
+
+def test_traceback_flag_shows_the_stack(tmp_path):
+    result = invoke("--traceback", "assemble", CRAFTED / "bad-race.yaml", "--out", tmp_path / "o")
+    assert result.exit_code != 0 and result.exception is not None
+
+
+def test_console_script_runs_the_example(tmp_path):
+    exe = shutil.which("builder") or str(Path(sys.executable).with_name("builder"))
+    proc = subprocess.run([exe, "assemble", "examples/belebele-train.yaml", "--out", str(tmp_path / "out")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "100"})
+    assert proc.returncode == 0, proc.stderr
+    assert "MCTest_500" in proc.stdout and "total" in proc.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "dev.jsonl", "dev.parquet", "dev.tsv", "dropped.jsonl", "manifest.json", "train.jsonl", "train.parquet",
+        "train.tsv"]
