@@ -54,6 +54,7 @@ class CardContext:
     labels: list[str] = field(default_factory=list)
     agreement: dict | None = None
     qc: dict | None = None
+    references: dict[str, str] = field(default_factory=dict)
 
     @property
     def variants(self) -> list[str]:
@@ -189,15 +190,27 @@ def _licenses(ctx: CardContext) -> str:
     return "\n".join(out)
 
 
+def references(source_names, manifest: dict | None = None) -> dict[str, str]:
+    """Source name -> reference, looked up by name and then by the manifest's reader name.
+
+    >>> references(["MCTest_500"], {"sources": [{"name": "MCTest_500", "reader": "mctest"}]})["MCTest_500"][:10]
+    'Richardson'
+    """
+    readers = {s.get("name"): s.get("reader") for s in (manifest or {}).get("sources") or []
+               if isinstance(s, dict)}
+    out = {}
+    for name in source_names:
+        ref = cite(name) or (cite(readers[name]) if readers.get(name) else None)
+        if ref:
+            out[name] = ref
+    return out
+
+
 def _citation(ctx: CardContext) -> str:
-    names = []
-    for s in ctx.overall.sources:
-        if s.name not in names:
-            names.append(s.name)
-    if ctx.kind == "topic" and any(cite(n) and n.lower().startswith("sib") for n in names):
-        names.append("flores200")
-    refs = [cite(n) for n in names]
-    refs = [r for r in dict.fromkeys(refs) if r]
+    refs = [ctx.references[s.name] for s in ctx.overall.sources if s.name in ctx.references]
+    if ctx.kind == "topic" and any(r == cite("sib200") for r in refs):
+        refs.append(cite("flores200"))
+    refs = list(dict.fromkeys(refs))
     text = f"If you use `{ctx.name}`, cite the sources it was built from:\n\n"
     if not refs:
         return text + "- (no reference is known for these sources; see `ATTRIBUTION.md`)"

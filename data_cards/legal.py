@@ -55,7 +55,7 @@ def render_license(name: str, overall: Terms, override: Override | None = None) 
     return "\n".join(lines)
 
 
-def render_attribution(name: str, overall: Terms) -> str:
+def render_attribution(name: str, overall: Terms, references: dict[str, str] | None = None) -> str:
     """Text of the export's ``ATTRIBUTION.md``.
 
     >>> from data_cards.rules import combine
@@ -76,7 +76,7 @@ def render_attribution(name: str, overall: Terms) -> str:
             if lic.id == "MSR-LA":
                 lines.append("- **Modified files**: these records are modified versions of the original data "
                              f"({CHANGES}); they are redistributed under the same MSR-LA terms.")
-        ref = cite(source)
+        ref = (references or {}).get(source) or cite(source)
         if ref:
             lines.append(f"- Reference: {ref}")
         lines += [f"- Changes: {CHANGES}.", ""]

@@ -170,7 +170,7 @@ def _conflicts(lics: list[License], names: Mapping[str, list[str]]) -> list[Conf
             if lic is not sa and missing:
                 out.append(Conflict(tuple(sorted((sa.id, lic.id))),
                                     f"{sa.id} requires the split to carry its own terms, which do not impose "
-                                    f"the {' and '.join(missing)} restriction of {lic.id}"))
+                                    f"the {' and '.join(missing)} restriction{'s' if len(missing) > 1 else ''} of {lic.id}"))
     return out
 
 

@@ -41,19 +41,50 @@ def _table(pairs, head=("where", "reason", "records")) -> str:
     return "\n".join(rows)
 
 
+_ORDER = ("variant", "source", "split", "stage", "reason", "read", "kept", "dropped", "count")
+
+
+def _records_table(records: list) -> str:
+    """A list of flat dicts as a table: text columns first, then numbers (key order kept)."""
+    rows = [r for r in records if isinstance(r, dict)]
+    keys: list[str] = []
+    for r in rows:
+        keys += [k for k in r if k not in keys and not isinstance(r[k], (dict, list))]
+    keys.sort(key=lambda k: _ORDER.index(k) if k in _ORDER else len(_ORDER))
+    text = [k for k in keys if not any(isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool)
+                                       for r in rows)]
+    cols = text + [k for k in keys if k not in text]
+    out = [f"| {' | '.join(cols)} |", "|" + "".join(" --- |" if c in text else " ---: |" for c in cols)]
+    for r in rows:
+        out.append("| " + " | ".join("" if r.get(c) is None else
+                                     (_num(r[c]) if c not in text else str(r[c])) for c in cols) + " |")
+    return "\n".join(out)
+
+
+def _counts_block(value, head) -> str | None:
+    if isinstance(value, list) and value:
+        return _records_table(value)
+    pairs = list(_flatten(value or {}))
+    return _table(pairs, head) if pairs else None
+
+
 def filters_section(manifest: dict | None) -> str | None:
-    """Read, kept and dropped counts of an assembled set (``manifest.json``)."""
+    """Read, kept and dropped counts of an assembled set (``manifest.json``).
+
+    ``counts`` and ``dropped`` may be lists of flat records (one per source and
+    split, as ``builder assemble`` writes them) or nested mappings.
+    """
     if not manifest or not any(k in manifest for k in ("dropped", "counts")):
         return None
     out = []
     if "seed" in manifest:
         out.append(f"Seed: {manifest['seed']}.")
-    counts = list(_flatten(manifest.get("counts") or {}))
+    counts = _counts_block(manifest.get("counts"), ("where", "count", "records"))
     if counts:
-        out += ["", "Records per source and stage:", "", _table(counts, ("where", "count", "records"))]
-    dropped = list(_flatten(manifest.get("dropped") or {}))
+        out += ["", "Records per source and stage:", "", counts]
+    dropped = _counts_block(manifest.get("dropped"), ("where", "reason", "records"))
     if dropped:
-        out += ["", "Dropped records by reason:", "", _table(dropped)]
+        out += ["", "Dropped records by reason:", "", dropped]
     elif "dropped" in manifest:
         out += ["", "No record was dropped."]
     return "\n".join(out).strip("\n")

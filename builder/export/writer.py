@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from builder.io import dumps_json, sha256_file, staging_dir
-from data_cards.card import CardContext, SplitTerms, render_card
+from data_cards.card import CardContext, SplitTerms, references, render_card
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
 from data_cards.legal import render_attribution, render_license
 from schemas.errors import LicenseError, UsageError
@@ -142,7 +142,7 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
     ds = audit.dataset
     manifest = ds.manifest or {}
     build_info = manifest.get("build", manifest)
-    name = slug(name or manifest.get("name") or built.resolve().name)
+    name = slug(name or manifest.get("name") or manifest.get("recipe") or built.resolve().name)
     pretty = pretty_name or manifest.get("pretty_name") or name
     reports = _reports(ds.root)
     terms_by_split = {(s.variant, s.split): s.terms for s in audit.splits}
@@ -171,11 +171,11 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
             splits=[SplitTerms(s.variant, s.split, s.terms) for s in audit.splits], overall=overall,
             override=audit.override, description=build_info.get("description"), manifest=build_info,
             variant_info=audit.variant_info, labels=_labels(audit), agreement=reports["agreement.json"],
-            qc=reports["qc_report.json"])
+            qc=reports["qc_report.json"], references=references([x.name for x in overall.sources], build_info))
         card = render_card(ctx)
         check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")
         texts = {"README.md": card, "LICENSE": render_license(pretty, overall, audit.override),
-                 "ATTRIBUTION.md": render_attribution(name, overall)}
+                 "ATTRIBUTION.md": render_attribution(name, overall, ctx.references)}
         for rel, text in texts.items():
             (stage / rel).write_text(text, encoding="utf-8", newline="\n")
             files[rel] = {}
