@@ -19,8 +19,7 @@ Every reader is built the same way::
   line or record and the reason; with ``on_error="skip"`` it is yielded as a
   :class:`BadRecord` with one of the reason names ``malformed_json``,
   ``malformed_xml``, ``malformed_tsv``, ``malformed_csv``, ``malformed_ans``,
-  ``missing_field``,
-  ``bad_value``, ``length_mismatch``, ``answer_out_of_range``,
+  ``missing_field``, ``bad_value``, ``length_mismatch``, ``answer_out_of_range``,
   ``answer_not_in_options``, ``ans_count_mismatch``. A whole-file JSON or XML
   document that does not parse yields one :class:`BadRecord` (records already
   read from a streamed XML file stay).

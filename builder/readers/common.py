@@ -11,6 +11,7 @@ constructor every reader shares, ``Cls(root, splits=None, *, on_error="raise",
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Sequence
@@ -150,6 +151,15 @@ class SourceReader(Reader):
         return pairs
 
     # -- helpers for parse_file ----------------------------------------------
+    def rel(self, path: Path) -> str:
+        """``path`` relative to ``root`` with ``/`` separators (string slicing: pathlib is slow per file)."""
+        text, prefix = str(path), self.__dict__.get("_prefix")
+        if prefix is None:
+            prefix = self._prefix = os.path.join(str(self.root), "")
+        if text.startswith(prefix):
+            return text[len(prefix):].replace(os.sep, "/")
+        return super().rel(path)
+
     def require_file(self, path: Path, what: str) -> Path:
         if not path.is_file():
             raise SourceNotFoundError(f"{self.name} {what} not found", file=path)
@@ -158,7 +168,8 @@ class SourceReader(Reader):
     def read_text(self, path: Path, encoding: str = "utf-8") -> str:
         """Whole file as text; an undecodable file is a :class:`SourceError` naming the byte offset."""
         try:
-            return path.read_bytes().decode(encoding)
+            with open(path, "rb") as fh:
+                return fh.read().decode(encoding)
         except UnicodeDecodeError as err:
             raise SourceError(f"not valid {encoding} at byte {err.start}", file=path) from None
 

@@ -26,7 +26,9 @@ Options (both readers):
 Ids: ``passage_id`` / ``question_id`` come from their columns when mapped, else
 ``"{split}/<record index>"``. ``record`` is ``"line <n>"`` (the first line of
 a CSV row). Bad rows: ``malformed_json``, ``malformed_csv``, ``missing_field``,
-``bad_value``, ``answer_out_of_range``, ``answer_not_in_options``.
+``bad_value``, ``answer_out_of_range``, ``answer_not_in_options``. A CSV
+header that lacks a mapped column is a :class:`RecipeError` under either
+error policy: the mapping is wrong, not one row.
 """
 from __future__ import annotations
 

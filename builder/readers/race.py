@@ -11,15 +11,17 @@ appends ``"#<question index>"``; ``record`` is ``"#<question index>"``.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterator
 
 from schemas.errors import SourceNotFoundError
 
 from .base import BadRecord, RawMCItem
-from .common import SourceReader, letter_index, letters, natural_key
+from .common import SourceReader, letters, natural_key
 
 _FIELDS = ("article", "questions", "options", "answers")
+_LETTERS = {chr(ord("A") + i): i for i in range(26)}
 
 
 class RaceReader(SourceReader):
@@ -46,8 +48,10 @@ class RaceReader(SourceReader):
                                       file=folder)
         paths: list[Path] = []
         for level in sorted(p for p in folder.iterdir() if p.is_dir()):
-            paths.extend(sorted((p for p in level.iterdir() if p.suffix == ".txt" and p.is_file()),
-                                key=lambda p: natural_key(p.name)))
+            with os.scandir(level) as entries:  # scandir: no stat call per file
+                names = sorted((e.name for e in entries if e.name.endswith(".txt") and e.is_file()),
+                               key=natural_key)
+            paths.extend(level / name for name in names)
         return paths
 
     def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
@@ -73,9 +77,9 @@ class RaceReader(SourceReader):
         if not isinstance(article, str):
             yield self.bad(split, path, "line 1", "bad_value", "field article must be a string")
             return
-        level = path.parent.name
-        passage_id = f"{split}/{level}/{path.name}"
         rel = self.rel(path)
+        level, name = rel.rsplit("/", 2)[-2:]
+        passage_id = f"{split}/{level}/{name}"
         meta_id = obj.get("id")
         for i, (question, opts, answer) in enumerate(zip(questions, options, answers)):
             record = f"#{i}"
@@ -84,8 +88,8 @@ class RaceReader(SourceReader):
                 yield self.bad(split, path, record, "bad_value",
                                f"fields questions[{i}]/options[{i}] must be a string and a list of strings")
                 continue
-            idx = letter_index(answer, len(opts))
-            if idx < 0:
+            idx = _LETTERS.get(answer, -1)
+            if not 0 <= idx < len(opts):
                 yield self.bad(split, path, record, "answer_out_of_range",
                                f"field answers[{i}]: answer letter must be one of {letters(len(opts))}, "
                                f"found {answer!r}")
