@@ -151,47 +151,59 @@ def romanization_section(infos: dict[str, dict] | None) -> str | None:
     return "\n".join(rows) if len(rows) > 2 else None
 
 
-def _status(value) -> str:
-    if isinstance(value, bool):
-        return "pass" if value else "FAIL"
-    if isinstance(value, dict):
-        for key in ("status", "passed", "ok", "result"):
-            if key in value:
-                return _status(value[key])
-        return ""
-    return str(value)
+def _status(c: dict) -> str:
+    if c.get("skipped"):
+        return "skip"
+    for key in ("passed", "ok", "status", "result"):
+        if key in c:
+            v = c[key]
+            if isinstance(v, bool):
+                return "pass" if v else ("FAIL" if c.get("gate", True) else "WARN")
+            return str(v)
+    return "?"
 
 
 def qc_section(rep: dict | None) -> str | None:
-    """Results of ``builder qc`` (``qc_report.json``), one row per check.
+    """Results of ``builder qc`` (``qc_report.json``): verdict, then outcomes per check.
 
-    >>> print(qc_section({"passed": True, "checks": [{"name": "leakage", "status": "pass"}]}))
-    Gate: **pass**.
+    Checks run once per variant, so the table counts outcomes per check over
+    the variants; failed checks are listed with their variant and reason.
+
+    >>> print(qc_section({"passed": True, "checks": [
+    ...     {"variant": "hin_Deva", "check": "leakage", "passed": True, "gate": True},
+    ...     {"variant": "eng_Latn", "check": "leakage", "passed": True, "gate": True}]}))
+    Gate: **passed**.
     <BLANKLINE>
-    | check | result | detail |
-    | --- | --- | --- |
-    | leakage | pass |  |
+    | check | pass | FAIL | WARN | skip |
+    | --- | ---: | ---: | ---: | ---: |
+    | leakage | 2 | 0 | 0 | 0 |
     """
     if not rep:
         return None
     out = []
-    for key in ("passed", "status", "gate", "ok"):
-        if key in rep:
-            out += [f"Gate: **{_status(rep[key])}**.", ""]
-            break
+    if isinstance(rep.get("passed"), bool):
+        out += [f"Gate: **{'passed' if rep['passed'] else 'FAILED'}**.", ""]
     checks = rep.get("checks")
     if isinstance(checks, dict):
-        checks = [dict(v, name=k) if isinstance(v, dict) else {"name": k, "status": v} for k, v in checks.items()]
-    rows = ["| check | result | detail |", "| --- | --- | --- |"]
+        checks = [dict(v, check=k) if isinstance(v, dict) else {"check": k, "passed": v} for k, v in checks.items()]
+    table: dict[str, dict[str, int]] = {}
+    failed = []
     for c in checks or []:
         if not isinstance(c, dict):
             continue
-        name = next((c[k] for k in ("name", "check", "id") if k in c), "?")
-        detail = next((c[k] for k in ("message", "summary", "detail", "reason") if c.get(k)), "")
-        rows.append(f"| {name} | {_status(c)} | {' '.join(str(detail).split())} |")
-    if len(rows) == 2 and not out:
-        return None
-    return "\n".join(out + (rows if len(rows) > 2 else [])).strip("\n")
+        name = str(next((c[k] for k in ("check", "name", "id") if k in c), "?"))
+        st = _status(c)
+        row = table.setdefault(name, {"pass": 0, "FAIL": 0, "WARN": 0, "skip": 0})
+        row[st] = row.get(st, 0) + 1
+        if st in ("FAIL", "WARN"):
+            why = " ".join(str(c.get("reason") or c.get("detail") or "").split())
+            failed.append(f"- {st} `{name}` on `{c.get('variant', '?')}`" + (f": {why}" if why else ""))
+    if table:
+        out += ["| check | pass | FAIL | WARN | skip |", "| --- | ---: | ---: | ---: | ---: |"]
+        out += [f"| {n} | {r['pass']} | {r['FAIL']} | {r['WARN']} | {r['skip']} |" for n, r in table.items()]
+    if failed:
+        out += ["", "Failed checks:", ""] + failed
+    return "\n".join(out).strip("\n") or None
 
 
 def intended_use_section(ctx) -> str:
