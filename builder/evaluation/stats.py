@@ -1,0 +1,78 @@
+"""Confidence intervals for accuracies (a share of correct answers out of n).
+
+Thin wrappers around :func:`statsmodels.stats.proportion.proportion_confint`,
+so every score in the evaluation reports carries the same kind of interval.
+The default is the Wilson score interval (good coverage at small n and near 0
+or 1); Clopper-Pearson ("exact", ``method="beta"`` in statsmodels) is there
+for those who want the conservative one. Newcombe (1998), Table I, gives
+worked examples for both; the tests check them.
+
+>>> [round(x, 4) for x in accuracy_ci(81, 263)]
+[0.2553, 0.3662]
+>>> [round(x, 4) for x in accuracy_ci(81, 263, method="clopper-pearson")]
+[0.2527, 0.3676]
+"""
+from __future__ import annotations
+
+import math
+
+from schemas.errors import SchemaError
+
+#: Names accepted by :func:`accuracy_ci`, mapped to statsmodels' method names.
+CI_METHODS = {"wilson": "wilson", "clopper-pearson": "beta"}
+
+
+def accuracy_ci(correct: int, n: int, *, level: float = 0.95, method: str = "wilson") -> tuple[float, float]:
+    """Two-sided confidence interval of the accuracy ``correct / n``.
+
+    Parameters
+    ----------
+    correct : int
+        Number of correct answers, 0 <= correct <= n.
+    n : int
+        Number of scored items. ``n == 0`` gives ``(nan, nan)``.
+    level : float, default 0.95
+        Confidence level in (0, 1).
+    method : {"wilson", "clopper-pearson"}, default "wilson"
+
+    Returns
+    -------
+    (low, high) : tuple of float, both in [0, 1].
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in accuracy_ci(0, 20)]
+    [0.0, 0.1611]
+    """
+    if method not in CI_METHODS:
+        raise SchemaError(f"CI method must be one of {', '.join(CI_METHODS)}; found {method!r}")
+    if not 0 < level < 1:
+        raise SchemaError(f"confidence level must be in (0, 1); found {level!r}")
+    if n < 0 or correct < 0 or correct > n:
+        raise SchemaError(f"need 0 <= correct <= n; found correct={correct}, n={n}")
+    if n == 0:
+        return (math.nan, math.nan)
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(int(correct), int(n), alpha=1 - level, method=CI_METHODS[method])
+    return (max(0.0, float(low)), min(1.0, float(high)))
+
+
+def chance_ci(n: int, p: float = 0.25, *, level: float = 0.95) -> tuple[float, float]:
+    """Central interval of the accuracy of a random guesser over ``n`` items.
+
+    The analytic counterpart of the chance baseline: with probability ``p``
+    per item, the accuracy ``X / n`` with ``X ~ Binomial(n, p)`` lies in this
+    interval with probability at least ``level``.
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in chance_ci(900)]
+    [0.2222, 0.2789]
+    """
+    if n <= 0:
+        return (math.nan, math.nan)
+    from scipy.stats import binom
+
+    low, high = binom.interval(level, n, p)
+    return (float(low) / n, float(high) / n)
