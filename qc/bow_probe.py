@@ -110,7 +110,7 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
     k = int((pred == correct).sum())
     n = int(len(frame))
     test = stats.binomtest(k, n, chance, alternative="greater")
-    ci = test.proportion_ci(confidence_level=confidence, method="exact")
+    ci = stats.binomtest(k, n, chance).proportion_ci(confidence_level=confidence, method="exact")
     return {"accuracy": k / n, "correct": k, "n": n, "p_value": float(test.pvalue), "ci_low": float(ci.low),
             "ci_high": float(ci.high), "confidence": confidence, "folds": n_splits, "seed": seed,
             "features": features, "chance": chance}

@@ -53,10 +53,13 @@ def feature_ttest(features: pd.DataFrame, feature: str) -> dict:
     """Welch's t-test of one feature, correct vs wrong options, with effect sizes."""
     x = features.loc[features["correct"], feature].to_numpy(float)
     y = features.loc[~features["correct"], feature].to_numpy(float)
-    if len(x) < 2 or len(y) < 2 or (np.ptp(x) == 0 and np.ptp(y) == 0):
-        return {"t": None, "p": None, "d": None, "g": None, "n_correct": len(x), "n_wrong": len(y),
-                "mean_correct": float(x.mean()) if len(x) else None,
-                "mean_wrong": float(y.mean()) if len(y) else None}
+    base = {"n_correct": len(x), "n_wrong": len(y), "mean_correct": float(x.mean()) if len(x) else None,
+            "mean_wrong": float(y.mean()) if len(y) else None, "d": None, "g": None}
+    if len(x) < 2 or len(y) < 2:
+        return {**base, "t": None, "p": None}
+    if np.ptp(x) == 0 and np.ptp(y) == 0:
+        # constant in both groups: equal means separate nothing, different means separate perfectly
+        return {**base, "t": None, "p": 1.0 if x[0] == y[0] else 0.0, "constant": True}
     res = stats.ttest_ind(x, y, equal_var=False)
     return {"t": float(res.statistic), "p": float(res.pvalue), "d": cohen_d(x, y), "g": hedges_g(x, y),
             "n_correct": len(x), "n_wrong": len(y), "mean_correct": float(x.mean()),
@@ -83,7 +86,12 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
     for (feature, t), p_adj in zip(tests.items(), adjusted):
         if t["p"] is None:
             passed, reason = True, None
-            detail = "feature has no variance; nothing to separate"
+            detail = "fewer than 2 correct or wrong options; not tested"
+        elif t.get("constant"):
+            passed = p_adj >= alpha
+            reason = None if passed else "separates"
+            detail = (f"constant within groups: correct {t['mean_correct']:.3f}, wrong {t['mean_wrong']:.3f}"
+                      + ("" if passed else "; separates perfectly"))
         else:
             passed = p_adj >= alpha
             reason = None if passed else "separates"

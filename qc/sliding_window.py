@@ -46,7 +46,7 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
     if n == 0:
         return [skipped(data.variant, NAME, "no question has a valid correct_answer_num")]
     test = stats.binomtest(k, n, params["chance"], alternative="greater")
-    ci = test.proportion_ci(confidence_level=0.95, method="exact")
+    ci = stats.binomtest(k, n, params["chance"]).proportion_ci(confidence_level=0.95, method="exact")
     passed = test.pvalue >= params["alpha"]
     return [CheckResult(
         data.variant, NAME, passed, statistic=k / n, p_value=test.pvalue, value=k / n,

@@ -1,0 +1,126 @@
+"""Check ``duplicates``: exact and near-duplicate passages and questions.
+
+Exact duplicates share their normalised text (:func:`qc.textnorm.normalize`)
+under different ids. Near duplicates are found with MinHash over character
+5-shingles and locality-sensitive hashing in bands (Leskovec et al., *Mining
+of Massive Datasets*, ch. 3): texts that agree on all rows of some band become
+candidates, and a candidate pair counts when its exact shingle Jaccard is at
+least ``near_jaccard``. The work is linear in the number of texts (plus the
+candidate pairs), not quadratic.
+
+>>> pairs = near_duplicate_pairs(["the cat sat on the mat today", "the cat sat on the mat today!",
+...                               "a completely different sentence"], threshold=0.8)
+>>> pairs
+[(0, 1, 0.96)]
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pandas as pd
+
+from .result import CheckResult, VariantData, skipped
+from .textnorm import char_shingles, normalize
+
+NAME = "duplicates"
+KINDS = ("mc", "topic")
+_P = np.random.default_rng(20130).integers(1, 2**63, size=(2, 1024), dtype=np.uint64) | np.uint64(1)
+
+
+def minhash(shingles: list[np.ndarray], num_perm: int) -> np.ndarray:
+    """MinHash signatures, shape ``(len(shingles), num_perm)``, with multiply-shift hashing."""
+    a, b = _P[0, :num_perm], _P[1, :num_perm]
+    sig = np.full((len(shingles), num_perm), np.iinfo(np.uint64).max, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for i, s in enumerate(shingles):
+            if len(s):
+                sig[i] = ((s[:, None] * a[None, :] + b[None, :]) >> np.uint64(16)).min(axis=0)
+    return sig
+
+
+def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5, num_perm: int = 64,
+                         bands: int = 16) -> list[tuple[int, int, float]]:
+    """Pairs ``(i, j, jaccard)`` of distinct texts whose shingle Jaccard is at least ``threshold``."""
+    sh = [char_shingles(normalize(t), k) for t in texts]
+    sig = minhash(sh, num_perm)
+    rows = num_perm // bands
+    candidates: set[tuple[int, int]] = set()
+    for band in range(bands):
+        buckets: dict[bytes, list[int]] = defaultdict(list)
+        block = np.ascontiguousarray(sig[:, band * rows:(band + 1) * rows])
+        for i in range(len(texts)):
+            if len(sh[i]):
+                buckets[block[i].tobytes()].append(i)
+        for members in buckets.values():
+            if 1 < len(members) <= 50:  # a huge bucket means a degenerate text; exact check catches it
+                for x in range(len(members)):
+                    for y in range(x + 1, len(members)):
+                        candidates.add((members[x], members[y]))
+    out = []
+    for i, j in sorted(candidates):
+        inter = len(np.intersect1d(sh[i], sh[j], assume_unique=True))
+        jac = inter / (len(sh[i]) + len(sh[j]) - inter)
+        if jac >= threshold:
+            out.append((i, j, round(float(jac), 4)))
+    return out
+
+
+def _units(data: VariantData) -> dict[str, pd.DataFrame]:
+    """The texts to compare: id + text, one row per unit."""
+    frame = data.combined
+    if data.kind == "topic":
+        ids = frame["index_id"].astype(str) if "index_id" in frame else pd.Series(range(len(frame))).astype(str)
+        return {"texts": pd.DataFrame({"id": frame["split"] + ":" + ids, "text": frame["text"].astype(str)})}
+    pid = frame["passage_id"].astype(str) if "passage_id" in frame else frame["passage"].astype(str)
+    qid = frame["question_id"].astype(str) if "question_id" in frame else pd.Series(range(len(frame))).astype(str)
+    passages = pd.DataFrame({"id": frame["split"] + ":" + pid, "text": frame["passage"].astype(str)})
+    passages = passages.drop_duplicates("id").reset_index(drop=True)
+    item = frame["question"].astype(str)
+    for c in ("answer1", "answer2", "answer3", "answer4"):
+        item = item + " | " + frame[c].astype(str)
+    questions = pd.DataFrame({"id": frame["split"] + ":" + pid + "/" + qid,
+                              "text": frame["passage"].astype(str).map(normalize) + " || " + item})
+    return {"passages": passages, "questions": questions}
+
+
+def _scan(table: pd.DataFrame, unit: str, params: dict) -> dict:
+    """Exact groups and near pairs among the texts of one split."""
+    norm = table["text"].map(normalize)
+    groups = table.groupby(norm, sort=True)["id"].agg(list)
+    exact = groups[groups.map(len) > 1]
+    distinct = list(groups.index)
+    compare = [t.split(" || ", 1)[-1] for t in distinct] if unit == "questions" else distinct
+    pairs = near_duplicate_pairs(compare, threshold=params["near_jaccard"], k=params["shingle"],
+                                 num_perm=params["num_perm"], bands=params["bands"])
+    if unit == "questions":  # a near-duplicate question only counts under the same passage
+        pairs = [p for p in pairs if distinct[p[0]].split(" || ", 1)[0] == distinct[p[1]].split(" || ", 1)[0]]
+    return {"exact": int(sum(len(g) - 1 for g in exact)), "distinct": len(distinct), "pairs": len(pairs),
+            "involved": len({i for p in pairs for i in p[:2]}),
+            "examples": [g[:3] for g in exact.tolist()[:3]] + [[groups.iloc[i][0], groups.iloc[j][0]]
+                                                                for i, j, _ in pairs[:3]]}
+
+
+def run(data: VariantData, params: dict) -> list[CheckResult]:
+    """Duplicates within each split (texts shared across splits are the ``leakage`` check's)."""
+    if len(data.combined) == 0:
+        return [skipped(data.variant, NAME, "no rows")]
+    out = []
+    for unit, table in _units(data).items():
+        split_of = table["id"].str.split(":", n=1).str[0]
+        scans = [_scan(table[split_of == s], unit, params) for s in pd.unique(split_of)]
+        n_exact = sum(x["exact"] for x in scans)
+        distinct = sum(x["distinct"] for x in scans)
+        n_pairs = sum(x["pairs"] for x in scans)
+        share = sum(x["involved"] for x in scans) / distinct if distinct else 0.0
+        passed = n_exact <= params["max_exact"] and share <= params["max_near_share"]
+        reason = None if passed else ("exact_duplicate" if n_exact > params["max_exact"] else "near_duplicate")
+        out.append(CheckResult(
+            data.variant, f"{NAME}:{unit}", passed, value=share, threshold=params["max_near_share"],
+            reason=reason,
+            detail=(f"{n_exact} exact duplicate(s) (max {params['max_exact']}); {n_pairs} near-duplicate "
+                    f"pair(s) at Jaccard >= {params['near_jaccard']} involving {share:.1%} of "
+                    f"{distinct} distinct {unit} (within splits)"),
+            extra={"exact": n_exact, "near_pairs": n_pairs, "distinct": distinct, "near_share": share,
+                   "examples": [e for x in scans for e in x["examples"]][:6]}))
+    return out

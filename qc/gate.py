@@ -1,0 +1,145 @@
+"""The gate: run every enabled check on every variant, in parallel across variants.
+
+>>> from builder.dataset import LoadedDataset
+>>> import pandas as pd
+>>> ds = LoadedDataset(root=__import__("pathlib").Path("x"), kind="topic", tables={"eng_Latn": {
+...     "train": pd.DataFrame({"index_id": [1, 2], "category": ["a", "b"], "text": ["A cat.", "A dog."],
+...                            "license": ["CC-BY-SA-4.0"] * 2})}})
+>>> report = run_gate(ds, load_config())
+>>> report.passed, [r.check for r in report.results][:2]
+(True, ['duplicates:texts', 'leakage'])
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from builder.dataset import LoadedDataset
+
+from .config import load_config  # noqa: F401  (re-exported for the doctest and callers)
+from .contamination import passage_ngrams, text_column
+from .registry import CHECKS
+from .result import CheckResult, VariantData
+from .tokens import TokenCache
+
+
+@dataclass
+class QCReport:
+    """All results of one gate run, plus what produced them."""
+
+    results: list[CheckResult]
+    variants: list[str]
+    kind: str
+    config: dict
+    input_name: str = ""
+    against_name: str | None = None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return not any(r.blocks for r in self.results)
+
+    @property
+    def failures(self) -> list[CheckResult]:
+        return [r for r in self.results if r.blocks]
+
+    def to_dict(self) -> dict:
+        return {
+            "passed": self.passed,
+            "input": self.input_name,
+            "kind": self.kind,
+            "variants": self.variants,
+            "contamination_against": self.against_name,
+            "config_version": self.config["version"],
+            "seed": self.config["seed"],
+            "pivot": self.config["pivot"],
+            "failed": [{"variant": r.variant, "check": r.check, "reason": r.reason} for r in self.failures],
+            "checks": [r.to_dict() for r in self.results],
+        }
+
+
+def _declared_licenses(ds: LoadedDataset, variant: str) -> dict[str, str | None]:
+    declared = None
+    vfile = Path(ds.root) / variant / "variant.json"
+    if vfile.is_file():
+        try:
+            declared = json.loads(vfile.read_text(encoding="utf-8")).get("license") or None
+        except (json.JSONDecodeError, AttributeError):
+            declared = None
+    if declared is None and isinstance(ds.manifest, dict) and isinstance(ds.manifest.get("license"), str):
+        declared = ds.manifest["license"] or None
+    return {split: declared for split in ds.tables[variant]}
+
+
+def run_variant(data: VariantData, config: dict) -> list[CheckResult]:
+    """Every enabled check that applies to the variant's kind, in registry order."""
+    out: list[CheckResult] = []
+    for name, module in CHECKS.items():
+        params = config["checks"][name]
+        if not params["enabled"] or data.kind not in module.KINDS:
+            continue
+        for r in module.run(data, params):
+            r.gate = r.gate and params["gate"]
+            out.append(r)
+    return out
+
+
+def _work(args):
+    data, config = args
+    return run_variant(data, config)
+
+
+def _against_hashes(against: LoadedDataset, n: int) -> dict[str, np.ndarray]:
+    out = {}
+    cache = TokenCache()
+    col = text_column(against.kind)
+    for variant, splits in sorted(against.tables.items()):
+        texts = [t for frame in splits.values() for t in frame[col].astype(str)]
+        out[variant] = passage_ngrams(texts, variant if "_" in variant else None, n, cache)
+    return out
+
+
+def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None = None,
+             jobs: int = 1) -> QCReport:
+    """Run the gate on a loaded dataset; ``jobs`` worker processes share the variants."""
+    pivot_name = config["pivot"]
+    pivot_tables = ds.tables.get(pivot_name)
+    if pivot_tables is not None:  # only the columns the cross-variant checks read
+        keep = ("split", "passage_id", "question_id", "correct_answer_num", "index_id", "category")
+        pivot_tables = {s: f[[c for c in keep if c in f.columns]] for s, f in pivot_tables.items()}
+    hashes = None
+    if against is not None and config["checks"]["contamination"]["enabled"]:
+        hashes = _against_hashes(against, config["checks"]["contamination"]["ngram"])
+    tasks = []
+    for variant in ds.variants:
+        against_v = None
+        if hashes is not None:
+            against_v = {variant: hashes[variant]} if variant in hashes else (hashes if len(hashes) == 1 else {})
+        data = VariantData(variant=variant, kind=ds.kind, tables=ds.tables[variant], pivot_name=pivot_name,
+                           pivot=pivot_tables, pivot_missing=pivot_tables is None, against=against_v,
+                           licenses=_declared_licenses(ds, variant), seed=config["seed"])
+        tasks.append((data, config))
+    jobs = max(1, min(jobs, len(tasks)))
+    if jobs == 1:
+        per_variant = [_work(t) for t in tasks]
+    else:
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ctx.Pool(jobs) as pool:
+            per_variant = pool.map(_work, tasks, chunksize=max(1, len(tasks) // (jobs * 8)))
+    results = [r for rs in per_variant for r in rs]
+    return QCReport(results=results, variants=ds.variants, kind=ds.kind, config=config,
+                    input_name=Path(ds.root).name, against_name=None if against is None else Path(against.root).name)
+
+
+def default_jobs() -> int:
+    """Worker processes: the CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1

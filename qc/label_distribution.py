@@ -1,0 +1,56 @@
+"""Check ``label_distribution`` (topic data): every label present often enough in every split.
+
+The label set is the union of the labels of the variant's splits (and of the
+pivot's, when there is one). The check fails when a label has fewer than
+``min_count`` items in some split. The chi-square test of homogeneity across
+splits (:func:`scipy.stats.chi2_contingency`) is reported, not gated:
+SIB-200 splits are stratified, so a small p is worth a look.
+
+>>> import pandas as pd
+>>> label_counts({"train": pd.DataFrame({"category": ["a", "a", "b"]}),
+...               "test": pd.DataFrame({"category": ["a"]})}).to_dict()
+{'test': {'a': 1, 'b': 0}, 'train': {'a': 2, 'b': 1}}
+"""
+from __future__ import annotations
+
+import pandas as pd
+from scipy import stats
+
+from .result import CheckResult, VariantData, skipped
+
+NAME = "label_distribution"
+KINDS = ("topic",)
+
+
+def label_counts(tables: dict[str, pd.DataFrame], labels=()) -> pd.DataFrame:
+    """Counts per label (rows) and split (columns), zeros included."""
+    counts = {s: f["category"].astype(str).value_counts() for s, f in tables.items()}
+    frame = pd.DataFrame(counts).fillna(0).astype(int)
+    for lab in labels:
+        if lab not in frame.index:
+            frame.loc[lab] = 0
+    return frame.sort_index()[sorted(frame.columns)]
+
+
+def run(data: VariantData, params: dict) -> list[CheckResult]:
+    if not data.tables or all(len(f) == 0 for f in data.tables.values()):
+        return [skipped(data.variant, NAME, "no rows")]
+    labels = set()
+    if data.pivot:
+        for f in data.pivot.values():
+            labels |= set(f["category"].astype(str))
+    counts = label_counts(data.tables, sorted(labels))
+    low = [(lab, split, int(counts.loc[lab, split])) for lab in counts.index for split in counts.columns
+           if counts.loc[lab, split] < params["min_count"]]
+    statistic = p = None
+    if counts.shape[1] > 1 and counts.shape[0] > 1 and (counts.sum(axis=1) > 0).all():
+        res = stats.chi2_contingency(counts.to_numpy())
+        statistic, p = float(res.statistic), float(res.pvalue)
+    passed = not low
+    detail = (f"{counts.shape[0]} labels; min count {int(counts.to_numpy().min())} (needs {params['min_count']})"
+              + (f"; low: {', '.join(f'{lab}@{s}={c}' for lab, s, c in low[:4])}" if low else ""))
+    return [CheckResult(
+        data.variant, NAME, passed, statistic=statistic, p_value=p, value=int(counts.to_numpy().min()),
+        threshold=params["min_count"], reason=None if passed else "label_too_rare", detail=detail,
+        paper="SIB-200: 7 topic labels, stratified train/dev/test",
+        extra={"counts": {s: counts[s].to_dict() for s in counts.columns}})]

@@ -1,0 +1,59 @@
+"""Text normalisation and stable hashes shared by the duplicate, leakage and contamination checks.
+
+>>> normalize("  The  Cat\\u00a0sat. ")
+'the cat sat.'
+>>> int(char_shingles("abcdef", 5).size)
+2
+>>> word_ngram_hashes(["a", "b", "c"], 2).tolist() == word_ngram_hashes(["a", "b", "c"], 2).tolist()
+True
+"""
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from functools import lru_cache
+
+import numpy as np
+import regex
+
+_SPACE = regex.compile(r"\s+")
+_BASE = np.uint64(1099511628211)  # FNV prime: any odd 64-bit multiplier works for a rolling hash
+
+
+def normalize(text) -> str:
+    """NFKC, case-folded, whitespace collapsed and stripped (the key for exact duplicates)."""
+    if text is None:
+        return ""
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", str(text))).strip().casefold()
+
+
+def char_shingles(text: str, k: int) -> np.ndarray:
+    """Distinct 64-bit rolling hashes of the ``k``-character substrings of ``text`` (deterministic)."""
+    cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    if len(cp) < k:
+        cp = np.concatenate([cp, np.zeros(k - len(cp), dtype=np.uint64)])
+    n = len(cp) - k + 1
+    h = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(k):
+            h = h * _BASE + cp[j:j + n]
+    return np.unique(h)
+
+
+@lru_cache(maxsize=1 << 18)
+def word_hash(word: str) -> int:
+    """A stable 64-bit hash of one word (blake2b; Python's ``hash`` is salted per process)."""
+    return int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def word_ngram_hashes(words: list[str], n: int) -> np.ndarray:
+    """Distinct stable hashes of the word ``n``-grams (empty when there are fewer than ``n`` words)."""
+    if len(words) < n:
+        return np.zeros(0, dtype=np.uint64)
+    w = np.array([word_hash(x) for x in words], dtype=np.uint64)
+    m = len(w) - n + 1
+    h = np.zeros(m, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(n):
+            h = h * _BASE + w[j:j + m]
+    return np.unique(h)
