@@ -1,0 +1,102 @@
+"""Golden files for the card, LICENSE and ATTRIBUTION of small exports; front matter parsed back."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from builder.export import export_dataset
+from data_cards.frontmatter import check_card_metadata, parse_front_matter
+from data_cards.licenses import get_license
+from schemas.errors import SchemaError
+
+EXPORT_DATA = Path(__file__).parents[1] / "data" / "export"
+
+
+@pytest.fixture(scope="module")
+def sib_export(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("exp") / "sib"
+    export_dataset(EXPORT_DATA / "sib_small", out, name="sib200_sample", pretty_name="SIB-200 sample (Hindi)")
+    return out
+
+
+@pytest.fixture(scope="module")
+def mc_export(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("exp") / "mc"
+    export_dataset(EXPORT_DATA / "mc_small", out)
+    return out
+
+
+@pytest.mark.parametrize("fname", ["README.md", "LICENSE", "ATTRIBUTION.md"])
+def test_topic_export_golden(sib_export, golden, fname):
+    golden(f"export/sib_small/{fname}", (sib_export / fname).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("fname", ["README.md", "LICENSE", "ATTRIBUTION.md"])
+def test_mc_export_golden(mc_export, golden, fname):
+    golden(f"export/mc_small/{fname}", (mc_export / fname).read_text(encoding="utf-8"))
+
+
+def test_front_matter_parses_back_and_matches_the_sources(sib_export):
+    meta, body = parse_front_matter((sib_export / "README.md").read_text(encoding="utf-8"))
+    check_card_metadata(meta)
+    assert meta["license"] == get_license("CC-BY-SA-4.0").hf_id == "cc-by-sa-4.0"
+    assert meta["language"] == ["hin"]
+    assert meta["task_categories"] == ["text-classification"]
+    assert meta["size_categories"] == ["n<1K"]
+    assert [c["config_name"] for c in meta["configs"]] == ["hin_Deva", "hin_Latn"]
+    assert meta["configs"][1]["data_files"] == [{"split": s, "path": f"hin_Latn/{s}.parquet"}
+                                                for s in ("train", "dev", "test")]
+    for cfg in meta["configs"]:
+        for f in cfg["data_files"]:
+            assert (sib_export / f["path"]).is_file()
+    assert body.lstrip().startswith("# SIB-200 sample (Hindi)")
+    for section in ("## Languages", "## Sources and licenses", "## Annotator agreement", "## Romanization",
+                    "## Quality checks", "## Intended use and restrictions", "## Citation"):
+        assert section in body
+    assert "indic-transliteration" in body and "| `hin_Latn` | `hin_Deva` |" in body
+    assert "The `test` split is for evaluation only" in body
+
+
+def test_mc_card_lists_every_source_license_and_prints_the_override(mc_export):
+    meta, body = parse_front_matter((mc_export / "README.md").read_text(encoding="utf-8"))
+    check_card_metadata(meta)
+    assert meta["license"] == "other" and meta["license_link"] == "LICENSE"
+    lic_ids = set(meta["license_name"].split(" AND "))
+    assert lic_ids == {"CC-BY-NC-3.0", "MSR-LA", "RACE-research", "ReClor-research", "unknown"}
+    for lic in lic_ids:
+        assert f"(`{lic}`)" in body  # the sources table names every license in the front matter
+    assert "### License override" in body and "Belebele's own training set is non-commercial" in body
+    assert "**Not for commercial use.**" in body
+    assert "| RACE | train | fill_in_blank | 10 |" in body
+
+
+def test_duplicate_keys_are_rejected(sib_export):
+    text = (sib_export / "README.md").read_text(encoding="utf-8")
+    dup = text.replace("pretty_name:", "license: mit\npretty_name:", 1)
+    with pytest.raises(SchemaError, match=r"README.md, field license: duplicate key 'license' \(line 3"):
+        parse_front_matter(dup, file="README.md")
+    nested = "---\nconfigs:\n- config_name: a\n  config_name: b\n---\n"
+    with pytest.raises(SchemaError, match="duplicate key 'config_name'"):
+        parse_front_matter(nested)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("# no front matter\n", "must start with a '---' line"),
+    ("---\nlicense: mit\n", "not closed"),
+    ("---\n- a\n---\n", "must be a mapping"),
+    ("---\nlicense: [mit\n---\n", "malformed YAML"),
+])
+def test_malformed_front_matter(text, message):
+    with pytest.raises(SchemaError, match=message):
+        parse_front_matter(text)
+
+
+def test_metadata_check_shows_accepted_forms(sib_export):
+    meta, _ = parse_front_matter((sib_export / "README.md").read_text(encoding="utf-8"))
+    bad = dict(meta, size_categories=["tiny"])
+    with pytest.raises(SchemaError, match="unknown size bucket 'tiny'; allowed: .*1K<n<10K"):
+        check_card_metadata(bad)
+    bad = dict(meta, configs=[{"config_name": "x"}])
+    with pytest.raises(SchemaError, match=r"configs\[0\]: expected a list of \{config_name"):
+        check_card_metadata(bad)
