@@ -1,0 +1,105 @@
+"""``builder extend`` and ``builder romanize``: new language variants."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import pass_app
+
+
+class _GreedyOption(click.Option):
+    """An option taking one or more values: ``--parallel a.dev a.devtest --variant ...``.
+
+    It consumes the following arguments up to the next one that starts with ``-``.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("multiple", True)
+        super().__init__(*args, **kwargs)
+
+    def add_to_parser(self, parser, ctx):
+        result = super().add_to_parser(parser, ctx)
+        for name in self.opts:
+            opt = parser._long_opt.get(name) or parser._short_opt.get(name)
+            if opt is None:
+                continue
+            original = opt.process
+
+            def process(value, state, _original=original):
+                _original(value, state)
+                while state.rargs and not state.rargs[0].startswith("-"):
+                    _original(state.rargs.pop(0), state)
+
+            opt.process = process
+        return result
+
+
+@click.command("extend")
+@click.option("--source", required=True, type=click.Path(path_type=Path),
+              help="Folder with the English annotation: train/dev/test.tsv (+ labels.txt), or, with "
+                   "--translations, a multiple-choice dataset folder.")
+@click.option("--parallel", cls=_GreedyOption, type=click.Path(path_type=Path),
+              help="Parallel files, one sentence per line, concatenated in the order given "
+                   "(FLORES: xxx.dev xxx.devtest).")
+@click.option("--translations", type=click.Path(path_type=Path),
+              help="Multiple-choice items: a translated TSV/JSONL with question_id, passage, question, answer1-4.")
+@click.option("--variant", required=True, help="FLORES-200 code of the new variant, e.g. nqo_Nkoo.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder; writes OUT/<variant>/.")
+@click.option("--expected-lines", cls=_GreedyOption, type=click.IntRange(min=1),
+              help="Expected line count of each parallel file (default FLORES-200: 997 1012).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path),
+              help="Checks YAML: severities (error/warning/off) and thresholds.")
+@click.option("--license", "license_id", default="CC-BY-SA-4.0", show_default=True,
+              help="License of the new variant (FLORES-200 is CC BY-SA 4.0).")
+@pass_app
+def extend(app, source, parallel, translations, variant, out, expected_lines, config_path, license_id):
+    """Project annotated items onto a parallel translation and check it.
+
+    Topic items take line index_id of the concatenated parallel files;
+    multiple-choice items take the translated fields of their question_id.
+    A misaligned or wrong-script file stops with one error line naming the
+    file and the first misaligned line; odd lines are reported in
+    OUT/<variant>/variant.json.
+    """
+    from builder.variants.checks import load_check_config
+
+    if bool(parallel) == bool(translations):
+        raise click.UsageError("give either --parallel FILE... (topic items) or --translations FILE "
+                               "(multiple-choice items)")
+    config = load_check_config(config_path).with_expected(tuple(expected_lines) if expected_lines else None)
+    if translations:
+        from builder.variants.project_mc import project_mc
+
+        result = project_mc(source, translations, variant, out, config=config, license=license_id)
+    else:
+        from builder.variants.project import project_topic
+
+        result = project_topic(source, list(parallel), variant, out, config=config, license=license_id)
+    warnings = [r for r in result.checks.results.values() if r.status == "warning"]
+    for r in warnings:
+        app.info(f"warning: {r.name}: {r.count} flagged (see variant.json)")
+    rows = ", ".join(f"{s} {n}" for s, n in result.rows.items())
+    click.echo(f"wrote {result.out_dir} ({rows}; {len(warnings)} warnings)")
+
+
+@click.command("romanize")
+@click.argument("variant_dir", type=click.Path(path_type=Path))
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder; writes OUT/xxx_Latn/.")
+@click.option("--scheme", default=None,
+              help="Brahmic scripts: iso (ISO 15919, default), iast, hk, itrans. Urdu: uroman.")
+@click.option("--allow-leftover", is_flag=True, help="Write the variant even if native-script letters remain.")
+@pass_app
+def romanize(app, variant_dir, out, scheme, allow_leftover):
+    """Write a Latin-script copy of a variant folder (hin_Deva -> hin_Latn).
+
+    Brahmic scripts go through indic-transliteration (default ISO 15919),
+    Urdu through uroman. The new folder's variant.json names tool, version
+    and scheme, and counts native letters left (must be 0 unless
+    --allow-leftover).
+    """
+    from builder.variants.romanize import romanize_variant
+
+    result = romanize_variant(variant_dir, out, scheme=scheme, allow_leftover=allow_leftover)
+    click.echo(f"wrote {result.out_dir} ({result.rows} rows; tool {result.tool} {result.version}, scheme "
+               f"{result.scheme}; native letters left {result.leftover})")
