@@ -84,14 +84,25 @@ def library_alpha(counts: np.ndarray):
     return float(value) if math.isfinite(value) else None
 
 
-def pairwise_tables(ann: Annotations) -> dict:
-    """Cohen's kappa (scikit-learn), percent agreement and shared items for every annotator pair."""
+def pairwise_tables(ann: Annotations) -> tuple[dict, list]:
+    """Cohen's kappa (scikit-learn), percent agreement and shared items for every annotator pair.
+
+    Returns the tables (values rounded for the report) and the unrounded defined kappas.
+
+    >>> from annotation.importer import from_judgements
+    >>> from schemas.records import Judgement as J
+    >>> ann = from_judgements([J(str(i), a, "xy"[(i * (a == "b")) % 2]) for i in range(4) for a in "ab"])
+    >>> tables, kappas = pairwise_tables(ann)
+    >>> tables["n_shared"], kappas
+    ([[4, 4], [4, 4]], [0.0])
+    """
     from sklearn.metrics import cohen_kappa_score
 
     m = len(ann.annotators)
     kappa = [[None] * m for _ in range(m)]
     agree = [[None] * m for _ in range(m)]
     shared = [[0] * m for _ in range(m)]
+    raw: list[float] = []
     for a in range(m):
         n_a = int((ann.codes[:, a] >= 0).sum())
         kappa[a][a], agree[a][a], shared[a][a] = 1.0, 1.0, n_a
@@ -104,11 +115,13 @@ def pairwise_tables(ann: Annotations) -> dict:
         ya, yb = ann.codes[both, a], ann.codes[both, b]
         agree[a][b] = agree[b][a] = _num((ya == yb).mean())
         with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore")  # undefined kappa (one shared label) -> NaN -> None
             k = cohen_kappa_score(ya, yb)
         kappa[a][b] = kappa[b][a] = _num(k)
+        if math.isfinite(k):
+            raw.append(float(k))
     return {"annotators": list(ann.annotators), "cohen_kappa": kappa, "percent_agreement": agree,
-            "n_shared": shared}
+            "n_shared": shared}, raw
 
 
 def confusions(ann: Annotations, top: int = 10) -> list[dict]:
@@ -165,9 +178,7 @@ def agreement_report(ann: Annotations, *, n_resamples: int = 1000, seed: int = 0
     fleiss, reason = library_fleiss(counts)
     constant = bool(r.min() == r.max() and r[0] >= 2)
     fast = fast_measures(ann.codes, len(ann.labels))
-    pairs = pairwise_tables(ann)
-    pair_values = [pairs["cohen_kappa"][a][b] for a, b in combinations(range(len(ann.annotators)), 2)]
-    pair_values = [v for v in pair_values if v is not None]
+    pairs, pair_values = pairwise_tables(ann)
     cat_measure, cat_values = per_category(ann, counts, constant)
     boot = bootstrap(ann.codes, len(ann.labels), n_resamples=n_resamples, seed=seed, level=level)
     ci = {m: (None if v is None else [_num(v[0]), _num(v[1])]) for m, v in boot.ci.items()}
