@@ -70,20 +70,39 @@ def _one(text: str, lang: str) -> list[str]:
     return tok.tokenize(norm.normalize(text), escape=False)
 
 
+def _batch(texts: list[str], lang: str) -> list[list[str]] | None:
+    """Tokenise ``texts`` in one call, each between two sentinel words; None if a sentinel broke."""
+    joined = f"{_SENTINEL} " + f" {_SENTINEL} ".join(texts) + f" {_SENTINEL}"
+    parts: list[list[str]] = [[]]
+    for t in _one(joined, lang):
+        if t == _SENTINEL:
+            parts.append([])
+        elif _SENTINEL in t:
+            return None
+        else:
+            parts[-1].append(t)
+    if len(parts) != len(texts) + 2 or parts[0] or parts[-1]:
+        return None
+    return parts[1:-1]
+
+
 def tokenize(text: str, language: str | None = "eng_Latn") -> list[str]:
     """Moses tokens of ``text`` after punctuation normalisation in ``language``.
 
     ``language`` is a FLORES code (``hin_Deva``) or an ISO 639-1 code. Case and
-    punctuation tokens are kept; :func:`words` drops them.
+    punctuation tokens are kept; :func:`words` drops them. The text is
+    tokenised between two sentinel words (as :func:`tokenize_many` does for
+    many texts at once), so a final full stop or quote splits the same way
+    whether a text is tokenised alone or in a batch.
 
     >>> tokenize("Il l'a vu, n'est-ce pas ?", "fra_Latn")
     ['Il', "l'", 'a', 'vu', ',', "n'", 'est-ce', 'pas', '?']
     """
-    return _one(str(text), moses_language(language))
+    return tokenize_many([text], language)[0]
 
 
 def tokenize_many(texts: Sequence[str], language: str | None = "eng_Latn") -> list[list[str]]:
-    """Tokenise many texts with few sacremoses calls; same result as :func:`tokenize` on each.
+    """Tokenise many texts with few sacremoses calls; the same result as :func:`tokenize` on each.
 
     >>> tokenize_many(["One fish.", "Two: fish!"], "eng_Latn")
     [['One', 'fish', '.'], ['Two', ':', 'fish', '!']]
@@ -92,24 +111,13 @@ def tokenize_many(texts: Sequence[str], language: str | None = "eng_Latn") -> li
     out: list[list[str]] = []
     for start in range(0, len(texts), _BATCH):
         chunk = [str(t) for t in texts[start:start + _BATCH]]
-        if any(_SENTINEL in t or "\n" in t or "\r" in t for t in chunk):
-            out.extend(_one(t, lang) for t in chunk)
-            continue
-        # Each text ends as if it were the last one; an upper-case sentinel makes
-        # a preceding final full stop split off exactly as at the end of a text.
-        joined = f" {_SENTINEL} ".join(t if t.strip() else "." for t in chunk)
-        tokens = _one(joined, lang)
-        parts: list[list[str]] = [[]]
-        for t in tokens:
-            if t == _SENTINEL:
-                parts.append([])
-            else:
-                parts[-1].append(t)
-        if len(parts) != len(chunk) or any(_SENTINEL in t for t in tokens if t != _SENTINEL):
-            out.extend(_one(t, lang) for t in chunk)
-            continue
-        for text, part in zip(chunk, parts):
-            out.append(part if text.strip() else [])
+        risky = [i for i, t in enumerate(chunk) if _SENTINEL in t or "\n" in t or "\r" in t]
+        safe = [t for i, t in enumerate(chunk) if i not in set(risky)]
+        parts = _batch(safe, lang) if safe else []
+        if parts is None:  # a text glued to a sentinel: tokenise each text alone
+            parts = [(_batch([t], lang) or [_one(t, lang)])[0] for t in safe]
+        it = iter(parts)
+        out.extend(_one(t, lang) if i in set(risky) else next(it) for i, t in enumerate(chunk))
     return out
 
 
