@@ -60,7 +60,7 @@ def slug(name: str) -> str:
 
 
 def _table(frame: pd.DataFrame, kind: str, license_value: str | None) -> pa.Table:
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # small tables: no thread pool
     if "license" not in table.column_names:
         table = table.append_column("license", pa.array([license_value] * table.num_rows, pa.string()))
     first = MC_COLUMNS if kind == "mc" else (*TOPIC_COLUMNS, "language", "split", "license", "provenance")
