@@ -49,6 +49,8 @@ OPTIMIZERS = ("lbfgs", "bfgs")
 TASK_MEANS = ("paper", "all")
 #: sigma_u^2 below this fraction of the residual variance counts as the boundary 0.
 BOUNDARY = 1e-8
+#: log-likelihoods closer than this count as a tie, which the paper's L-BFGS wins.
+TIE = 1e-4
 
 
 class DisparityError(ToolkitError):
@@ -90,6 +92,8 @@ class DisparityResult:
         ``language, task, potential, n_records`` for each observed pair.
     fit : FitInfo
     task_mean : str
+    grid : DataFrame
+        ``language, task, potential`` for every language x task combination.
     """
 
     records: pd.DataFrame
@@ -98,6 +102,7 @@ class DisparityResult:
     potentials: pd.DataFrame
     fit: FitInfo
     task_mean: str = "paper"
+    grid: pd.DataFrame | None = None
 
 
 def _design(table: pd.DataFrame, languages, tasks) -> pd.DataFrame:
@@ -145,24 +150,26 @@ def fit_potentials(table: pd.DataFrame) -> tuple[pd.DataFrame, FitInfo]:
         raise DisparityError(f"too few records to fit: {len(data)} records for {n_fe} fixed effects "
                              f"plus 2 variances")
     groups = table["model"].astype(str).to_numpy()
+    model = smf.mixedlm(FORMULA, data, groups=groups)
     fits, tried, logs = {}, {}, {}
     for method in OPTIMIZERS:
         with warnings.catch_warnings(record=True) as log:
             warnings.simplefilter("always")
             try:
-                result = smf.mixedlm(FORMULA, data, groups=groups).fit(method=method, reml=False)
+                result = model.fit(method=method, reml=False)
             except (np.linalg.LinAlgError, ValueError, ZeroDivisionError) as err:
                 tried[method] = f"failed: {type(err).__name__}"
                 continue
         llf = float(result.llf)
-        tried[method] = f"{llf:.4f}" if math.isfinite(llf) else f"non-finite log-likelihood ({llf})"
+        tried[method] = f"{llf:.2f}" if math.isfinite(llf) else f"non-finite log-likelihood ({llf})"
         if math.isfinite(llf):
             fits[method] = result
             logs[method] = sorted({f"{w.category.__name__}: {w.message}" for w in log})
     if not fits:
         raise DisparityError("the mixed model could not be fitted: " +
                              "; ".join(f"{k} {v}" for k, v in tried.items()))
-    best = max(fits, key=lambda m: (round(fits[m].llf, 6), m == OPTIMIZERS[0]))
+    top = max(float(r.llf) for r in fits.values())
+    best = next(m for m in OPTIMIZERS if m in fits and fits[m].llf >= top - TIE)
     result = fits[best]
     sigma_u2, scale = float(result.cov_re.iloc[0, 0]), float(result.scale)
     boundary = sigma_u2 <= BOUNDARY * scale
@@ -262,4 +269,5 @@ def analyse(table: pd.DataFrame, *, task_mean: str = "paper") -> DisparityResult
     observed = grid.merge(counts.reset_index(), on=["language", "task"], how="inner")
     return DisparityResult(records=records, models=model_summary(records),
                            languages=language_potentials(grid, records, task_mean),
-                           potentials=observed.reset_index(drop=True), fit=info, task_mean=task_mean)
+                           potentials=observed.reset_index(drop=True), fit=info, task_mean=task_mean,
+                           grid=grid)

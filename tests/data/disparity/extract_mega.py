@@ -3,7 +3,11 @@
 Usage::
 
     python tests/data/disparity/extract_mega.py /work/shared/seeds/001_d81addd4096336a8.txt \
-        tests/data/disparity/mega_records.csv
+        tests/data/disparity/
+
+writes ``mega_records.csv`` (the input records) and, as test expectations,
+``published_table1.csv`` (Mean-PRR, Std-PRR, CV-PRR per model) and
+``published_table2.csv`` (language potential and mean score with their ranks).
 
 The tables are parsed from the seed text, not typed in by hand. Rules, taken
 from the paper's description of its case study (Section 4: "each dataset-metric
@@ -51,7 +55,6 @@ PAPER_TOTAL = 1364
 AGGREGATE_COLUMNS = {"avg", "average"}
 MISSING = {"\u2013", "-", "\u2014"}
 CAPTION = re.compile(r"^Table (\d+):")
-COLUMNS = ("model", "language", "dataset", "metric", "score", "source")
 
 
 def parse_tables(text: str) -> list[dict]:
@@ -100,7 +103,31 @@ def _table_records(number: int, caption: str, rows) -> list[dict]:
     return out
 
 
-def check(records: list[dict], text: str) -> None:
+def published_table1(text: str) -> list[dict]:
+    """Table 1 of the paper: ``model, mean_prr, std_prr, cv_prr`` (13 rows)."""
+    block = text[text.index("Model\tMean-PRR\tStd-PRR\tCV-PRR"):text.index("Table 1:")]
+    rows = [line.split("\t") for line in block.splitlines()[1:] if line.strip()]
+    out = [{"model": r[0], "mean_prr": r[1], "std_prr": r[2], "cv_prr": r[3]} for r in rows]
+    if len(out) != 13:
+        raise SystemExit(f"Table 1: {len(out)} rows, expected 13")
+    return out
+
+
+def published_table2(text: str) -> list[dict]:
+    """Table 2: ``language, name, rank_potential, potential, rank_mean_score, mean_score`` (53 rows)."""
+    block = text[text.index("Language (Code)\tRank (Potential)"):text.index("Table 2:")]
+    out = []
+    for line in block.splitlines()[1:]:
+        m = re.match(r"^(.+) \((\w+)\)\t(\d+)\t([\d.]+)\t(\d+)\t([\d.]+)$", line)
+        if m:
+            out.append({"language": m.group(2), "name": m.group(1), "rank_potential": m.group(3),
+                        "potential": m.group(4), "rank_mean_score": m.group(5), "mean_score": m.group(6)})
+    if len(out) != 53:
+        raise SystemExit(f"Table 2: {len(out)} rows, expected 53")
+    return out
+
+
+def check(records: list[dict]) -> None:
     """Check counts per table against the expected shapes and print Avg checks."""
     for number, (n_models, n_langs, n_metrics, n_missing) in EXPECTED_SHAPE.items():
         recs = [r for r in records if r["source"] == f"Table {number}"]
@@ -121,12 +148,11 @@ def check(records: list[dict], text: str) -> None:
           f"{len({(r['dataset'], r['metric']) for r in records})} tasks")
 
 
-def write_csv(records: list[dict], path: Path) -> None:
+def write_csv(rows: list[dict], path: Path) -> None:
     with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()
-        for r in records:
-            writer.writerow({**r, "score": f"{r['score']:.1f}"})
+        writer.writerows(rows)
 
 
 def main(argv: list[str]) -> int:
@@ -136,9 +162,12 @@ def main(argv: list[str]) -> int:
     seed, out = Path(argv[0]), Path(argv[1])
     text = seed.read_text(encoding="utf-8")
     records = parse_tables(text)
-    check(records, text)
-    write_csv(records, out)
-    print(f"wrote {out}")
+    check(records)
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv([{**r, "score": f"{r['score']:.1f}"} for r in records], out / "mega_records.csv")
+    write_csv(published_table1(text), out / "published_table1.csv")
+    write_csv(published_table2(text), out / "published_table2.csv")
+    print(f"wrote mega_records.csv, published_table1.csv, published_table2.csv in {out}")
     return 0
 
 
