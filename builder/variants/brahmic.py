@@ -1,0 +1,175 @@
+"""Brahmic scripts to Latin with indic-transliteration (sanscript), with the fixes real text needs.
+
+sanscript maps every script through Devanagari keys. Used as is, it leaves
+letters behind or picks odd readings on modern text, so the schemes are
+copied and extended once per (script, scheme) and cached:
+
+* **Nukta letters.** Text stores क़ as क + ◌़ (Unicode NFC never composes them),
+  while sanscript's tables mix precomposed and decomposed forms: tables and
+  text are both brought to NFC, so ज़ -> z, ड़ -> ṛ, Bengali য় -> ẏ.
+* **One reading per letter.** Where several Devanagari keys share one letter
+  (Tamil க for क ख ग घ, Bengali ব for ब व), sanscript's reverse map keeps the
+  last (க -> gha); the first is kept instead (க -> k, ட -> ṭ, ব -> b).
+* **Sinhala.** æ/ǣ (ඇ ඈ ැ ෑ), the prenasalised ඟ ඬ ඳ ඹ (ISO 15919: n̆g n̆ḍ
+  n̆d m̆b) and ෆ (f) are added.
+* **Separator.** ISO 15919 writes ``:`` where two readings would collide:
+  भइ bha:i (not bhai = भै), स्ए s:ē (not sē = से), ත්හ t:h (not th = ථ);
+  the other schemes have no separator, so these spellings do not round-trip.
+* **Joiners.** ZWJ/ZWNJ only choose a glyph form; they are dropped (the round
+  trip is exact up to them).
+
+>>> romanize_brahmic("नमस्ते ज़िंदगी", "Deva", "iso")
+'namastē ziṁdagī'
+>>> romanize_brahmic("கடல்", "Taml", "iso")
+'kaṭal'
+"""
+from __future__ import annotations
+
+import copy
+import unicodedata
+from functools import lru_cache
+
+import regex
+from indic_transliteration import sanscript
+
+#: ISO 15924 code -> sanscript scheme name.
+BRAHMIC_SCRIPTS = {
+    "Deva": "devanagari", "Beng": "bengali", "Sinh": "sinhala", "Taml": "tamil", "Telu": "telugu",
+    "Knda": "kannada", "Mlym": "malayalam", "Gujr": "gujarati", "Guru": "gurmukhi", "Orya": "oriya",
+}
+#: Latin schemes offered, default first.
+SCHEMES = ("iso", "iast", "hk", "itrans")
+DEFAULT_SCHEME = "iso"
+
+_MARK = "\ue000"  # private-use placeholder for the ISO 15919 hiatus colon
+_JOINERS = regex.compile("[\u200c\u200d]")
+
+#: Sinhala letters sanscript lacks: (group, private key, Sinhala letter, Latin as in ISO 15919).
+_SINHALA_EXTRA = (
+    ("vowels", "\ue101", "ඇ", "æ"), ("vowels", "\ue102", "ඈ", "ǣ"),
+    ("vowel_marks", "\ue101", "\u0dd0", "æ"), ("vowel_marks", "\ue102", "\u0dd1", "ǣ"),
+    ("consonants", "\ue111", "ඟ", "n̆g"), ("consonants", "\ue112", "ඬ", "n̆ḍ"),
+    ("consonants", "\ue113", "ඳ", "n̆d"), ("consonants", "\ue114", "ඹ", "m̆b"),
+    ("consonants", "\ue115", "ෆ", "f"),
+)
+
+
+def _dedupe_first(scheme):
+    """NFC every letter; keep, for every letter, only its first Devanagari key (one reading per letter)."""
+    out = copy.deepcopy(scheme)
+    for group, mapping in scheme.items():
+        if not isinstance(mapping, dict) or group in ("alternates", "accented_vowel_alternates"):
+            continue
+        seen, kept = set(), {}
+        for key, value in mapping.items():
+            value = unicodedata.normalize("NFC", value) if isinstance(value, str) else value
+            if value in seen:
+                continue
+            seen.add(value)
+            kept[key] = value
+        out[group] = kept
+    return out
+
+
+_SCRIPT_NAMES = {"Deva": "DEVANAGARI", "Beng": "BENGALI", "Guru": "GURMUKHI", "Gujr": "GUJARATI",
+                 "Orya": "ORIYA", "Telu": "TELUGU", "Knda": "KANNADA"}
+
+
+def _nukta(script: str) -> str:
+    """The script's nukta sign ('' where it has none)."""
+    try:
+        return unicodedata.lookup(f"{_SCRIPT_NAMES[script]} SIGN NUKTA")
+    except KeyError:
+        return ""
+
+
+@lru_cache(maxsize=None)
+def _schemes(script: str, scheme: str):
+    """The extended (native, latin) sanscript schemes for ``script`` and ``scheme``."""
+    if script not in BRAHMIC_SCRIPTS:
+        raise KeyError(script)
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; allowed: {', '.join(SCHEMES)}")
+    native = _dedupe_first(sanscript.SCHEMES[BRAHMIC_SCRIPTS[script]])
+    latin = copy.deepcopy(sanscript.SCHEMES[scheme])
+    nukta = _nukta(script)
+    if nukta:  # nukta letters the Latin scheme knows but the script's table lacks (Kashmiri छ़)
+        extra = native.setdefault("extra_consonants", {})
+        for key in latin.get("extra_consonants", {}):
+            base = native["consonants"].get(key[:1])
+            if len(key) == 2 and key[1] == "\u093c" and key not in extra and base and len(base) == 1:
+                extra[key] = unicodedata.normalize("NFC", base + nukta)
+    if script == "Sinh":
+        for group, key, letter, roman in _SINHALA_EXTRA:
+            native.setdefault(group, {})[key] = letter
+            latin.setdefault(group, {})[key] = roman
+    return native, latin
+
+
+@lru_cache(maxsize=None)
+def scheme_maps(script: str, scheme: str):
+    """Cached ``(to_latin, to_native)`` :class:`sanscript.SchemeMap` pair (built once per process)."""
+    native, latin = _schemes(script, scheme)
+    return sanscript.SchemeMap(native, latin), sanscript.SchemeMap(latin, native)
+
+
+@lru_cache(maxsize=None)
+def _separator(script: str, scheme: str) -> "regex.Pattern":
+    """Zero-width places where ISO 15919 writes ``:`` to keep a reading unambiguous.
+
+    (a) an independent i/u after a consonant with its inherent a, or after
+    independent a (भइ bha:i, not bhai = भै); (b) an independent vowel right
+    after a virama (स्ए s:ē, not sē = से); (c) ha right after a virama
+    (ත්හ t:h, not th = ථ).
+    """
+    native, _ = _schemes(script, scheme)
+    consonants = "".join(v for v in native["consonants"].values() if len(v) == 1)
+    vowels = "".join(v for k, v in native["vowels"].items() if len(v) == 1)
+    a = native["vowels"]["अ"]
+    i_u = "".join(native["vowels"][k] for k in ("इ", "उ") if k in native["vowels"])
+    virama = "".join(native["virama"].values())
+    ha = native["consonants"].get("ह", "")
+    nukta = "".join(chr(c) for c in range(0x0900, 0x0E00) if unicodedata.name(chr(c), "").endswith("SIGN NUKTA"))
+    e = regex.escape
+    parts = [rf"(?<=[{e(consonants)}][{e(nukta)}]?|{e(a)})(?=[{e(i_u)}])"]
+    if virama:
+        parts.append(rf"(?<=[{e(virama)}])(?=[{e(vowels)}{e(ha)}])")
+    return regex.compile("|".join(parts))
+
+
+def normalize_native(text: str) -> str:
+    """The form transliteration works on: Unicode NFC (nukta letters decomposed).
+
+    >>> normalize_native("\u095b") == "\u091c\u093c"
+    True
+    """
+    return unicodedata.normalize("NFC", text)
+
+
+def romanize_brahmic(text: str, script: str, scheme: str = DEFAULT_SCHEME) -> str:
+    """Latin transliteration of ``text`` (letters of other scripts pass through unchanged)."""
+    to_latin, _ = scheme_maps(script, scheme)
+    text = _JOINERS.sub("", normalize_native(text))
+    text = _separator(script, scheme).sub(_MARK, text)
+    out = sanscript.transliterate(text, scheme_map=to_latin)
+    out = out.replace(_MARK, ":" if scheme == "iso" else "")
+    nukta = _nukta(script)
+    if nukta:  # a stray nukta (after a vowel, or on a letter with no nukta form) carries no Latin letter
+        out = out.replace(nukta, "")
+    return unicodedata.normalize("NFC", out)
+
+
+_ISO_SEPARATOR = regex.compile(r"(?<=\p{L}\p{M}*):(?=\p{L})")
+
+
+def nativize_brahmic(text: str, script: str, scheme: str = DEFAULT_SCHEME) -> str:
+    """Back from Latin to ``script`` (used to test the round trip).
+
+    >>> nativize_brahmic(romanize_brahmic("भइया", "Deva"), "Deva") == normalize_native("भइया")
+    True
+    """
+    _, to_native = scheme_maps(script, scheme)
+    if scheme == "iso":
+        text = _ISO_SEPARATOR.sub(_MARK, text)
+    out = sanscript.transliterate(text, scheme_map=to_native).replace(_MARK, "")
+    return _JOINERS.sub("", normalize_native(out))
