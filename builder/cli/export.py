@@ -23,8 +23,8 @@ def _render_text(rows: list[dict]) -> str:
         out.append(f"  terms: {r['terms']}")
         out.append(f"  commercial use: {_yes(r['commercial_use'])}   share-alike: {_yes(r['share_alike'])}   "
                    f"research only: {_yes(r['research_only'])}")
-        width = max(len(s["name"]) for s in r["sources"])
-        lwidth = max(len(s["license"]) for s in r["sources"])
+        width = max((len(s["name"]) for s in r["sources"]), default=0)
+        lwidth = max((len(s["license"]) for s in r["sources"]), default=0)
         out.append("  sources:")
         out += [f"    {s['name']:<{width}}  {s['license']:<{lwidth}}  {s['records']:>8,}" for s in r["sources"]]
         if r["attribution"]:

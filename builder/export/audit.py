@@ -24,6 +24,10 @@ import pandas as pd
 from builder.dataset import LoadedDataset, load_dataset_dir
 from data_cards.licenses import get_license, known_ids
 from data_cards.rules import Override, Terms, combine, combine_many
+
+#: Terms of an empty split: no records, so no obligations and no conflicts.
+EMPTY = Terms(terms="none (no records)", licenses=(), commercial_use=True, share_alike=False, derivatives=True,
+              research_only=False, attribution=(), conflicts=(), sources=())
 from schemas.errors import LicenseError, SchemaError
 
 
@@ -148,6 +152,9 @@ def audit_dataset(root, *, license_id: str | None = None, source: str | None = N
         for split in ds.splits(variant):
             frame = ds.tables[variant][split]
             path = ds.files[(variant, split)]
+            if len(frame) == 0:  # nothing to license; the split is exported empty
+                audits.append(SplitAudit(variant, split, 0, EMPTY))
+                continue
             counts = record_licenses(frame, variant=variant, split=split, path=path, info=info,
                                      license_id=license_id, default_source=source or ds.root.name)
             terms = combine(((s, lic, n) for (s, lic), n in sorted(counts.items())), override=override,

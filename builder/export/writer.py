@@ -157,7 +157,7 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
             (stage / variant).mkdir()
             for split in ds.splits(variant):
                 terms = terms_by_split[(variant, split)]
-                table = _table(ds.tables[variant][split], ds.kind, terms.licenses[0])
+                table = _table(ds.tables[variant][split], ds.kind, terms.licenses[0] if terms.licenses else None)
                 rel = f"{variant}/{split}.parquet"
                 pq.write_table(table, stage / rel, compression="zstd", use_dictionary=True, write_statistics=True)
                 files[rel] = {"rows": table.num_rows}

@@ -144,3 +144,17 @@ def test_datasets_load_dataset_offline(tmp_path, monkeypatch):
     row = mc["train"][0]
     assert row[f"answer{row['correct_answer_num']}"] == row["correct_answer"]
     assert row["provenance"]["corpus"]
+
+
+def test_empty_split_is_exported_without_terms(tmp_path):
+    d = tmp_path / "v"
+    shutil.copytree(EXPORT_DATA / "sib_small", d)
+    (d / "hin_Deva" / "dev.tsv").write_text("index_id\tcategory\ttext\n", encoding="utf-8")
+    res = CliRunner().invoke(cli, ["licenses", str(d), "--json", "--intended-use", "commercial"])
+    assert res.exit_code == 0, res.output
+    rows = {(r["variant"], r["split"]): r for r in json.loads(res.stdout)}
+    assert rows[("hin_Deva", "dev")]["records"] == 0 and rows[("hin_Deva", "dev")]["sources"] == []
+    res = CliRunner().invoke(cli, ["licenses", str(d)])
+    assert res.exit_code == 0 and "hin_Deva/dev: 0 records" in res.output
+    export_dataset(d, tmp_path / "out")
+    assert pq.read_table(tmp_path / "out" / "hin_Deva" / "dev.parquet").num_rows == 0
