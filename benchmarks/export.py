@@ -54,7 +54,7 @@ def make_variants(root: Path, n: int) -> int:
             if f.endswith(".tsv"):
                 rows += sum(1 for _ in open(src / f, encoding="utf-8")) - 1
         (dst / "variant.json").write_text(json.dumps({"variant": code, "license": "CC-BY-SA-4.0",
-                                                      "source": "SIB-200"}), encoding="utf-8")
+                                                      "source_name": "SIB-200"}), encoding="utf-8")
     return rows
 
 

@@ -9,7 +9,8 @@ Where each record's license comes from, first match wins:
 
 otherwise the audit stops with a :class:`LicenseError`. Source names come from
 the ``dataset`` column, else ``provenance.corpus``, else ``source`` in
-``variant.json``, else ``--source``, else the folder name. The recipe's written override is read
+``variant.json`` (``source_name``; its ``source`` key is the input path that
+``builder extend``/``romanize`` record), else ``--source``, else the folder name. The recipe's written override is read
 from ``license_override`` in ``manifest.json`` or ``variant.json``.
 """
 from __future__ import annotations
@@ -98,7 +99,7 @@ def _sources(frame: pd.DataFrame, default: str) -> list[str] | None:
 def record_licenses(frame: pd.DataFrame, *, variant: str, split: str, path: Path, info: dict,
                     license_id: str | None, default_source: str) -> Counter:
     """Record counts per ``(source, license)`` of one split, validated against the registry."""
-    default = info.get("source") or info.get("dataset") or default_source
+    default = info.get("source_name") or info.get("dataset") or default_source
     sources = _sources(frame, default)
     if "license" in frame.columns:
         lics = frame["license"].tolist()

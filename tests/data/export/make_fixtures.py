@@ -3,14 +3,14 @@
 - ``sib_small/``: the first 4/2/2 rows of the real SIB-200 ``hin_Deva`` train/dev/test
   files (``tests/data/sib200/annotated/hin_Deva``), a ``hin_Latn`` variant romanized
   from them with indic-transliteration (ISO 15919 scheme), ``variant.json`` files
-  as ``builder extend``/``romanize`` write them, ``labels.txt``, and two crafted
+  shaped like those ``builder extend``/``romanize`` write (plus ``source_name``), ``labels.txt``, and two crafted
   reports (``agreement.json``, ``qc_report.json``) in the shapes those commands write.
 - ``mc_small/``: an assembled-style set: two real records of each source and split
   taken from ``builder assemble examples/belebele-train.yaml`` output, with a
   manifest in ``builder assemble``'s shape (sources, counts, dropped, seed) and
   the recipe's written ``license_override``.
 
-Usage: ``python tests/data/export/make_fixtures.py ASSEMBLED_DIR``.
+Usage: ``python tests/data/export/make_fixtures.py [ASSEMBLED_DIR]`` (mc_small only with the folder).
 """
 from __future__ import annotations
 
@@ -39,10 +39,12 @@ def sib_small() -> None:
     for v in ("hin_Deva", "hin_Latn"):
         (out / v / "labels.txt").write_text(labels, encoding="utf-8")
     (out / "hin_Deva" / "variant.json").write_text(dumps_json(
-        {"variant": "hin_Deva", "license": "CC-BY-SA-4.0", "source": "SIB-200"}), encoding="utf-8")
+        {"variant": "hin_Deva", "kind": "topic", "license": "CC-BY-SA-4.0", "source_name": "SIB-200",
+         "source": "tests/data/sib200/annotated/hin_Deva"}), encoding="utf-8")
     import importlib.metadata as md
     (out / "hin_Latn" / "variant.json").write_text(dumps_json(
-        {"variant": "hin_Latn", "license": "CC-BY-SA-4.0", "source": "SIB-200", "source_variant": "hin_Deva",
+        {"variant": "hin_Latn", "method": "romanization", "license": "CC-BY-SA-4.0", "source_name": "SIB-200",
+         "source_variant": "hin_Deva", "source": "tests/data/export/sib_small/hin_Deva",
          "tool": "indic-transliteration", "version": md.version("indic-transliteration"), "scheme": "iso"}),
         encoding="utf-8")
     (out / "agreement.json").write_text(dumps_json(
@@ -73,4 +75,5 @@ def mc_small(assembled: Path) -> None:
 
 if __name__ == "__main__":
     sib_small()
-    mc_small(Path(sys.argv[1]))
+    if len(sys.argv) > 1:
+        mc_small(Path(sys.argv[1]))
