@@ -45,6 +45,36 @@ def resample_weights(rng: np.random.Generator, n_rep: int, n_items: int) -> np.n
     return np.bincount(idx.ravel(), minlength=n_rep * n_items).reshape(n_rep, n_items)
 
 
+def unique_columns(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop repeated feature columns: ``X == X_u[:, inverse]``.
+
+    With complete ratings many features coincide (every pair's "both rated"
+    column, each annotator's one-hot columns across its pairs), so the matrix
+    product shrinks by about half. Columns are grouped by a fingerprint and
+    compared exactly.
+
+    >>> X = np.array([[1., 2., 1.], [0., 5., 0.]])
+    >>> Xu, inv = unique_columns(X)
+    >>> Xu.shape[1], inv.tolist()
+    (2, [0, 1, 0])
+    """
+    probe = np.random.default_rng(12345).random(X.shape[0])
+    keys = np.round(probe @ X, 9)
+    first: dict = {}
+    keep: list[int] = []
+    inverse = np.empty(X.shape[1], dtype=np.int64)
+    for f in range(X.shape[1]):
+        for u in first.get(keys[f], ()):
+            if np.array_equal(X[:, keep[u]], X[:, f]):
+                inverse[f] = u
+                break
+        else:
+            first.setdefault(keys[f], []).append(len(keep))
+            inverse[f] = len(keep)
+            keep.append(f)
+    return np.ascontiguousarray(X[:, keep]), inverse
+
+
 def _interval(values: np.ndarray, level: float):
     ok = values[np.isfinite(values)]
     if ok.size == 0:
@@ -78,15 +108,16 @@ def bootstrap(codes: np.ndarray, n_labels: int, *, n_resamples: int = 1000, seed
     (True, 0)
     """
     X, layout = item_features(codes, n_labels)
+    Xu, inverse = unique_columns(X)
     rng = np.random.default_rng(seed)
-    n_items = X.shape[0]
+    n_items = Xu.shape[0]
     scal: dict[str, list] = {m: [] for m in SCALAR_MEASURES}
     cats: dict[str, list] = {"fleiss_per_category": [], "krippendorff_per_category": []}
     done = 0
     while done < n_resamples:
         size = min(BLOCK, n_resamples - done)
         W = resample_weights(rng, size, n_items).astype(np.float64)
-        out = measures_from_sums(W @ X, layout)
+        out = measures_from_sums((W @ Xu)[:, inverse], layout)
         for m in scal:
             scal[m].append(out[m])
         for m in cats:
