@@ -67,7 +67,7 @@ _PATTERNS = (
     # a letter that opens the answer and is followed by a delimiter: "B. Paris", "(B) Paris", "B: Paris"
     regex.compile(r"^[\s\"'`*]*[(\[]?([A-D])(?:[)\]]|[.:](?:\s|$))"),
     # "Answer: B", "The answer is B", "The correct answer is (B)", "Correct option: B"
-    regex.compile(r"\b(?:answer|option|choice)\s*(?:is|would be|:|=|-)?\s*(?:option\s+|choice\s+|letter\s+)?"
+    regex.compile(r"\b(?:answer|option|choice)(?:\s*(?:is|would be|should be|:|=|-))*\s*(?:option\s+|choice\s+|letter\s+)?"
                   r"[(\[\"'`*]*([A-D])(?![\p{L}\p{N}])", regex.IGNORECASE),
 )
 
@@ -116,7 +116,7 @@ def parse_letter(answer: str | None, *, lenient: bool = False) -> Parsed:
 
 _REFUSAL = regex.compile(
     r"\bi(?:'|’| a)?m sorry\b|\bsorry\b|\bi apologi[sz]e\b|\bapologies\b"
-    r"|\b(?:unable|not able)\s+to\b"
+    r"|\b(?:unable|not able|not be able)\s+to\b"
     r"|\b(?:can ?not|can['’]t|could ?not|couldn['’]t)\s+(?:understand|read|translate|help|assist|process)\b",
     regex.IGNORECASE,
 )
