@@ -54,6 +54,13 @@ def test_unresolved_items_are_dropped_in_a_logged_step():
     assert log[1]["dropped_labels"] == {"b": 1}
 
 
+def test_drop_labels_drops_uncategorized_and_logs_it():
+    items = [LabelledItem(str(k), lab, "") for k, lab in enumerate(["uncategorized", "sports", "uncategorized"])]
+    kept, log = curate(items, parse_recipe({"steps": [{"drop_labels": ["uncategorized"]}]}))
+    assert [i.item_id for i in kept] == ["1"]
+    assert log[1]["dropped_labels"] == {"uncategorized": 2} and log[1]["items_dropped"] == 2
+
+
 def test_min_count_is_at_or_below():
     items = [LabelledItem(str(k), lab, "") for k, lab in enumerate("aaabbc")]
     kept, _ = curate(items, parse_recipe({"steps": [{"min_count": 2}]}))

@@ -84,3 +84,16 @@ def test_written_splits_use_the_sib200_layout_and_round_trip(tmp_path):
     # quoted texts survive: SIB-200 TSVs quote fields holding '"'
     assert any('"' in i.text for i in items)
     assert sum(len(parts[s]) for s in SPLITS) == 1004
+
+
+def test_split_sizes_on_curated_english_against_the_release():
+    """Seed 0 on the released 7-label English data: per-label split sizes vs SIB-200's release."""
+    released = {s: Counter(i.label for i in read_labelled(SIB / "eng" / f"{s}.tsv")) for s in SPLITS}
+    ours = split_items(read_labelled(SIB / "eng"), seed=0)
+    got = {s: Counter(i.label for i in ours[s]) for s in SPLITS}
+    assert [len(ours[s]) for s in SPLITS] == [701, 100, 203]
+    assert [sum(released[s].values()) for s in SPLITS] == [701, 99, 204]
+    same = [lab for lab in released["train"] if all(got[s][lab] == released[s][lab] for s in SPLITS)]
+    assert sorted(same) == ["entertainment", "geography", "health", "science/technology", "sports", "travel"]
+    assert [got[s]["politics"] for s in SPLITS] == [102, 15, 29]
+    assert [released[s]["politics"] for s in SPLITS] == [102, 14, 30]
