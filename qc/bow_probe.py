@@ -103,7 +103,7 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
         if len(set(y[train])) < 2:  # no positive (or no negative) example in training
             pred[test_q] = 1
             continue
-        model = LogisticRegression(max_iter=1000)
+        model = LogisticRegression(solver="liblinear", random_state=seed)
         model.fit(x_train, y[train])
         scores = model.decision_function(vec.transform([docs[i] for i in test])).reshape(-1, 4)
         pred[test_q] = scores.argmax(axis=1) + 1

@@ -90,8 +90,11 @@ def run_variant(data: VariantData, config: dict) -> list[CheckResult]:
 
 
 def _work(args):
+    from threadpoolctl import threadpool_limits
+
     data, config = args
-    return run_variant(data, config)
+    with threadpool_limits(1):  # parallelism is across variants; BLAS threads would oversubscribe
+        return run_variant(data, config)
 
 
 def _against_hashes(against: LoadedDataset, n: int) -> dict[str, np.ndarray]:
@@ -120,7 +123,8 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
         against_v = None
         if hashes is not None:
             against_v = {variant: hashes[variant]} if variant in hashes else (hashes if len(hashes) == 1 else {})
-        data = VariantData(variant=variant, kind=ds.kind, tables=ds.tables[variant], pivot_name=pivot_name,
+        tables = {split: ds.tables[variant][split] for split in ds.splits(variant)}
+        data = VariantData(variant=variant, kind=ds.kind, tables=tables, pivot_name=pivot_name,
                            pivot=pivot_tables, pivot_missing=pivot_tables is None, against=against_v,
                            licenses=_declared_licenses(ds, variant), seed=config["seed"])
         tasks.append((data, config))

@@ -1,0 +1,146 @@
+"""Each crafted set fails the check made for it, with its reason; the clean set passes everything."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pandas as pd
+import pytest
+
+import qc
+from builder.dataset import load_dataset_dir
+from qc.config import QCConfigError, default_config, load_config, merge_config
+from qc.gate import run_gate
+from qc.registry import CHECKS
+
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+QC_DATA = DATA / "qc"
+
+
+def _gate(name, **kw):
+    return run_gate(load_dataset_dir(QC_DATA / name), load_config(), jobs=1, **kw)
+
+
+def _blocking(report):
+    return {(r.variant, r.check): r.reason for r in report.failures}
+
+
+@pytest.fixture(scope="module")
+def clean_report():
+    return _gate("clean")
+
+
+def test_clean_set_passes_every_gate(clean_report):
+    assert clean_report.passed, _blocking(clean_report)
+    checks = {r.check for r in clean_report.results if not r.skipped}
+    assert {"overlap_ttest:token_share", "bow_probe", "sliding_window", "answer_balance", "length_bias:longest",
+            "duplicates:passages", "leakage:passages", "empty_fields", "script_consistency", "license"} <= checks
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("copy_passage", {"overlap_ttest:token_share": "separates", "overlap_ttest:bigram_share": "separates",
+                      "overlap_ttest:lcs_substring": "separates", "sliding_window": "above_chance"}),
+    ("longest", {"length_bias:longest": "correct_is_longest"}),
+    ("always_a", {"answer_balance": "unbalanced"}),
+    ("leakage", {"leakage:passages": "shared_across_splits", "leakage:questions": "shared_across_splits"}),
+])
+def test_crafted_set_fails_its_check(name, expected):
+    report = _gate(name)
+    assert not report.passed
+    failing = {c: reason for (_, c), reason in _blocking(report).items()}
+    for check, reason in expected.items():
+        assert failing.get(check) == reason, (check, failing)
+
+
+def test_always_a_fails_only_balance():
+    assert set(_blocking(_gate("always_a"))) == {("eng_Latn", "answer_balance")}
+
+
+def test_pivot_moved_answer_lost_item_and_wrong_script():
+    report = _gate("pivot")
+    assert _blocking(report) == {("fra_Latn", "pivot_consistency"): "answer_moved",
+                                 ("hin_Deva", "script_consistency"): "wrong_script"}
+    fra = next(r for r in report.results if r.variant == "fra_Latn" and r.check == "pivot_consistency")
+    assert (fra.extra["missing"], fra.extra["extra"], fra.extra["changed"]) == (1, 0, 1)
+
+
+def test_contamination_against_a_test_set(tmp_path):
+    ds = load_dataset_dir(QC_DATA / "leakage")
+    train_only = type(ds)(root=ds.root, kind=ds.kind, tables={"eng_Latn": {"train": ds.tables["eng_Latn"]["train"]}})
+    report = run_gate(train_only, load_config(), against=load_dataset_dir(QC_DATA / "always_a"), jobs=1)
+    r = next(r for r in report.results if r.check == "contamination")
+    assert (r.passed, r.reason) == (False, "test_ngrams_in_train")
+    leaked = ds.tables["eng_Latn"]["train"].query("passage_id == 'train-leak'")["passage"].iloc[0]
+    assert leaked[:80] in r.extra["examples"]
+    # the template also gives one clean passage a 13-gram of the test set by chance (same name, city, job)
+    assert r.extra["contaminated"] == 2 and r.extra["passages"] == 61
+    clean = run_gate(load_dataset_dir(QC_DATA / "clean"), load_config(),
+                     against=load_dataset_dir(QC_DATA / "copy_passage"), jobs=1)
+    assert next(r for r in clean.results if r.check == "contamination").passed
+
+
+def test_empty_fields_and_missing_license(tmp_path):
+    rows = pd.read_json(QC_DATA / "clean" / "test.jsonl", lines=True)
+    rows.loc[0, "question"] = "  "
+    rows.loc[1, "license"] = "unknown"
+    rows.to_json(tmp_path / "test.jsonl", orient="records", lines=True)
+    report = run_gate(load_dataset_dir(tmp_path), load_config(), jobs=1)
+    assert _blocking(report) == {("eng_Latn", "empty_fields"): "empty_field", ("eng_Latn", "license"): "no_license"}
+
+
+def test_topic_data_from_sib200():
+    ds = load_dataset_dir(DATA / "sib200" / "annotated", variants=["eng_Latn", "fra_Latn", "amh_Ethi"])
+    report = run_gate(ds, load_config(), jobs=1)
+    checks = {r.check for r in report.results}
+    assert "label_distribution" in checks and "overlap_ttest:token_share" not in checks
+    lab = next(r for r in report.results if r.check == "label_distribution" and r.variant == "eng_Latn")
+    assert lab.passed and lab.value >= 1 and lab.p_value is not None
+    pivot = [r for r in report.results if r.check == "pivot_consistency" and not r.skipped]
+    assert pivot and all(r.passed for r in pivot)
+    script = next(r for r in report.results if r.check == "script_consistency" and r.variant == "amh_Ethi")
+    assert script.passed and script.value > 0.9
+
+
+def test_parallel_run_gives_the_same_report():
+    ds = load_dataset_dir(QC_DATA / "pivot")
+    one = run_gate(ds, load_config(), jobs=1).to_dict()
+    two = run_gate(ds, load_config(), jobs=2).to_dict()
+    assert one == two
+
+
+def test_every_check_module_is_registered_and_configured():
+    modules = {m.name for m in pkgutil.iter_modules(qc.__path__)}
+    with_run = {n for n in modules if hasattr(importlib.import_module(f"qc.{n}"), "run")}
+    assert with_run == {m.__name__.split(".")[-1] for m in CHECKS.values()}
+    assert set(default_config()["checks"]) == set(CHECKS)
+    for name, module in CHECKS.items():
+        assert set(module.KINDS) <= {"mc", "topic"}, name
+
+
+def test_config_override_and_validation(tmp_path):
+    cfg = merge_config(default_config(), {"checks": {"answer_balance": {"gate": False}}})
+    assert cfg["checks"]["answer_balance"]["gate"] is False
+    report = run_gate(load_dataset_dir(QC_DATA / "always_a"), cfg, jobs=1)
+    assert report.passed and any(r.check == "answer_balance" and not r.passed for r in report.results)
+    with pytest.raises(QCConfigError, match="unknown key 'checks.overlap_ttest.alpah_typo'"):
+        load_config(QC_DATA / "bad_config.yaml")
+    for bad, message in [({"checks": {"bow_probe": {"margin": "big"}}}, "must be a number"),
+                         ({"checks": {"overlap_ttest": {"alpha": 2}}}, "must be in \\[0, 1\\]"),
+                         ({"checks": {"overlap_ttest": {"correction": "fdr"}}}, "allowed none"),
+                         ({"version": 9}, "version 9 is not supported"), ({"checkz": {}}, "unknown key")]:
+        with pytest.raises(QCConfigError, match=message):
+            merge_config(default_config(), bad)
+    assert QCConfigError("x").exit_code == 2
+
+
+def test_defaults_cite_a_source_for_every_threshold():
+    text = (qc.__path__[0] + "/defaults.yaml")
+    lines = open(text, encoding="utf-8").read().splitlines()
+    numeric = [ln for ln in lines if ":" in ln and ln.split(":", 1)[1].split("#")[0].strip()
+               .replace(".", "", 1).isdigit()]
+    skip = {"version", "shingle", "bands"}
+    for ln in numeric:
+        key = ln.split(":", 1)[0].strip()
+        assert key in skip or "#" in ln, f"no source comment: {ln}"

@@ -1,0 +1,68 @@
+"""The bag-of-words probe against a direct scikit-learn computation."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold
+from sklearn.pipeline import make_pipeline
+
+from qc.bow_probe import probe_accuracy
+from qc.tokens import tokenize, words
+
+
+def _direct(frame: pd.DataFrame, seed: int, folds: int, with_question: bool) -> int:
+    """The probe written out with a scikit-learn pipeline, one option per row."""
+    docs, y, qrow = [], [], []
+    for i, r in enumerate(frame.itertuples(index=False)):
+        q = words(tokenize(r.question)) if with_question else []
+        for k in range(1, 5):
+            docs.append(q + words(tokenize(getattr(r, f"answer{k}"))))
+            y.append(int(k == r.correct_answer_num))
+            qrow.append(i)
+    y, qrow = np.array(y), np.array(qrow)
+    codes, uniques = pd.factorize(frame["passage_id"].astype(str), sort=True)
+    groups = np.random.default_rng(seed).permutation(len(uniques))[codes]
+    pred = np.zeros(len(frame), dtype=int)
+    for train_q, test_q in GroupKFold(n_splits=folds).split(np.zeros(len(frame)), groups=groups):
+        tr, te = np.isin(qrow, train_q), np.isin(qrow, test_q)
+        model = make_pipeline(CountVectorizer(analyzer=lambda d: d, max_features=20000),
+                              LogisticRegression(solver="liblinear", random_state=seed))
+        model.fit([d for d, m in zip(docs, tr) if m], y[tr])
+        scores = model.decision_function([d for d, m in zip(docs, te) if m]).reshape(-1, 4)
+        pred[np.sort(test_q)] = scores.argmax(axis=1) + 1
+    return int((pred == frame["correct_answer_num"].to_numpy()).sum())
+
+
+@pytest.mark.parametrize("features", ["question+option", "option"])
+def test_probe_matches_sklearn_on_mctest(mctest_frame, features):
+    got = probe_accuracy(mctest_frame, seed=0, folds=5, features=features)
+    k = _direct(mctest_frame, 0, 5, features == "question+option")
+    n = len(mctest_frame)
+    assert (got["correct"], got["n"]) == (k, n)
+    assert got["accuracy"] == pytest.approx(k / n)
+    ref = stats.binomtest(k, n, 0.25, alternative="greater")
+    ci = stats.binomtest(k, n, 0.25).proportion_ci(0.95, method="exact")
+    assert got["p_value"] == pytest.approx(ref.pvalue)
+    assert (got["ci_low"], got["ci_high"]) == pytest.approx((ci.low, ci.high))
+
+
+def test_probe_is_seeded_and_groups_passages(mctest_frame):
+    a = probe_accuracy(mctest_frame, seed=3)
+    assert a == probe_accuracy(mctest_frame, seed=3)
+    assert a["seed"] == 3 and a["folds"] == 5
+
+
+def test_probe_needs_two_passages():
+    frame = pd.DataFrame([{"passage_id": "p", "question": "q", "answer1": "a", "answer2": "b", "answer3": "c",
+                           "answer4": "d", "correct_answer_num": 1}] * 4)
+    with pytest.raises(ValueError, match="at least 2 passages"):
+        probe_accuracy(frame)
+
+
+def test_unknown_feature_set_is_refused(mctest_frame):
+    with pytest.raises(ValueError, match="question\\+option, option"):
+        probe_accuracy(mctest_frame, features="passage")

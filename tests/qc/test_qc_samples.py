@@ -1,0 +1,74 @@
+"""The gate on the shipped MCTest sample and on the training set assembled from the samples.
+
+The report's numbers are recomputed here directly with scipy and scikit-learn
+on the same features.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+from builder.cli.main import cli
+from builder.dataset import load_dataset_dir
+from qc.bow_probe import probe_accuracy
+from qc.overlap import FEATURES, option_features
+
+
+def _report(folder, out):
+    result = CliRunner().invoke(cli, ["qc", str(folder), "--out", str(out), "-j", "1"])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads((out / "qc_report.json").read_text(encoding="utf-8"))
+
+
+def _check_numbers(report, frame):
+    checks = {c["check"]: c for c in report["checks"]}
+    feats = option_features(frame)
+    for name in FEATURES:
+        entry = checks[f"overlap_ttest:{name}"]
+        x, y = feats.loc[feats.correct, name].to_numpy(), feats.loc[~feats.correct, name].to_numpy()
+        ref = stats.ttest_ind(x, y, equal_var=False)
+        assert entry["statistic"] == pytest.approx(ref.statistic) and entry["p_value"] == pytest.approx(ref.pvalue)
+        n1, n2 = len(x), len(y)
+        sd = np.sqrt(((n1 - 1) * x.var(ddof=1) + (n2 - 1) * y.var(ddof=1)) / (n1 + n2 - 2))
+        g = (x.mean() - y.mean()) / sd * (1 - 3 / (4 * (n1 + n2) - 9))
+        assert entry["effect_size"] == pytest.approx(g)
+    probe = checks["bow_probe"]
+    direct = probe_accuracy(frame, seed=0, folds=5)
+    k, n = direct["correct"], direct["n"]
+    ci = stats.binomtest(k, n, 0.25).proportion_ci(0.95, method="exact")
+    assert probe["value"] == pytest.approx(k / n)
+    assert probe["p_value"] == pytest.approx(stats.binomtest(k, n, 0.25, alternative="greater").pvalue)
+    assert (probe["ci_low"], probe["ci_high"]) == pytest.approx((ci.low, ci.high))
+    return checks
+
+
+def test_mctest_sample_fails_the_overlap_gate_like_the_paper_says(mctest_dir, tmp_path):
+    report = _report(mctest_dir, tmp_path)
+    ds = load_dataset_dir(mctest_dir)
+    import pandas as pd
+
+    frame = pd.concat([ds.tables["eng_Latn"][s].assign(split=s) for s in ds.splits("eng_Latn")],
+                      ignore_index=True)
+    checks = _check_numbers(report, frame)
+    # Belebele §3.2: MCTest fails the lexical-overlap t-test (p < 0.01)
+    assert checks["overlap_ttest:token_share"]["p_value"] < 0.01
+    assert not checks["overlap_ttest:token_share"]["passed"]
+    assert report["passed"] is False
+
+
+def test_assembled_training_set(assembled_dir, tmp_path):
+    import pandas as pd
+
+    report = _report(assembled_dir, tmp_path)
+    ds = load_dataset_dir(assembled_dir)
+    assert ds.variants == ["eng_Latn"]
+    frame = pd.concat([ds.tables["eng_Latn"][s].assign(split=s) for s in ds.splits("eng_Latn")],
+                      ignore_index=True)
+    checks = _check_numbers(report, frame)
+    assert {"leakage:passages", "answer_balance", "license"} <= set(checks)
+    md = (tmp_path / "qc_report.md").read_text(encoding="utf-8")
+    assert "Belebele final set p = 0.81; MCTest p < 0.01" in md and "Belebele probe 0.28 vs chance 0.25" in md
