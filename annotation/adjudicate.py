@@ -178,7 +178,11 @@ def decisions_text(decisions: Sequence[Decision], texts=None) -> str:
 
 
 def rule_counts(decisions: Sequence[Decision]) -> dict[str, int]:
-    """How many items each rule decided (every rule listed, zeros included)."""
+    """How many items each rule decided (every rule listed, zeros included).
+
+    >>> rule_counts([Decision("1", "sports", "majority", 3), Decision("2", None, "unresolved", 2)])
+    {'majority': 1, 'adjudicated': 0, 'unresolved': 1}
+    """
     from schemas.records import DECISION_RULES
 
     counts = {r: 0 for r in DECISION_RULES}

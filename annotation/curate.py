@@ -167,5 +167,10 @@ def _params_json(params):
 
 
 def label_order(items: Sequence[LabelledItem]) -> list[str]:
-    """Labels by count, most frequent first, then by name (the order of SIB-200's labels.txt)."""
+    """Labels by count, most frequent first, then by name (the order of SIB-200's labels.txt).
+
+    >>> label_order([LabelledItem("1", "travel", ""), LabelledItem("2", "sports", ""),
+    ...              LabelledItem("3", "travel", "")])
+    ['travel', 'sports']
+    """
     return list(_counts(items))

@@ -105,6 +105,12 @@ def read_labels(path) -> tuple[str, ...]:
     """Read an allowed-label file: one label per line (like SIB-200's labels.txt).
 
     Blank lines are ignored; a repeated label is an :class:`AnnotationError`.
+
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "labels.txt"
+    >>> _ = p.write_text("science/technology\\ntravel\\n\\n", encoding="utf-8")
+    >>> read_labels(p)
+    ('science/technology', 'travel')
     """
     p = require_path(path, what="labels file", kind="file")
     labels: list[str] = []

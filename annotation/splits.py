@@ -122,7 +122,12 @@ def write_splits(splits: dict[str, list[LabelledItem]], out_dir, *, labels: Sequ
 
 
 def split_summary(splits: dict[str, list[LabelledItem]], ratios, seed: int) -> dict:
-    """Counts per split and label, with the settings that produced them."""
+    """Counts per split and label, with the settings that produced them.
+
+    >>> parts = split_items([LabelledItem(str(k), "a", "") for k in range(10)])
+    >>> split_summary(parts, DEFAULT_RATIOS, 0)["label_counts"]
+    {'train': {'a': 7}, 'dev': {'a': 1}, 'test': {'a': 2}}
+    """
     labels = sorted({i.label for rows in splits.values() for i in rows}, key=str)
     return {
         "seed": seed,

@@ -26,7 +26,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from annotation.agreement import agreement_report, library_alpha, library_fleiss
 from annotation.importer import Annotations, code_counts
-from annotation.measures import fast_measures
+from annotation.measures import fast_measures, item_features, measures_from_sums
 
 FLEISS_TABLE = np.array([
     [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
@@ -132,6 +132,10 @@ def test_fast_path_matches_libraries_on_full_data_with_missing_ratings():
     rep = agreement_report(_ann(codes, k), n_resamples=0)
     fast = fast_measures(codes, k)
     assert rep["fleiss_kappa"] is None and "raters per item differ" in rep["fleiss_kappa_reason"]
+    X, layout = item_features(codes, k)
+    cat = measures_from_sums(X.sum(axis=0, keepdims=True), layout)["krippendorff_per_category"][0]
+    assert rep["per_category_measure"] == "krippendorff_alpha_one_vs_rest"
+    assert [rep["per_category"][f"c{j}"] for j in range(k)] == pytest.approx(cat.tolist(), abs=1e-6)
     assert fast["krippendorff_alpha"] == pytest.approx(rep["krippendorff_alpha"], abs=1e-6)
     assert fast["mean_cohen_kappa"] == pytest.approx(rep["mean_cohen_kappa"], abs=1e-6)
     # complete data: Fleiss too
