@@ -97,7 +97,7 @@ def render_markdown(result: DisparityResult, source: str, dropped: Counter) -> s
             "- Language potential: " + TASK_MEAN_TEXT[result.task_mean].format(ref=fit.reference_task) + ".",
             ""]
     models = result.models.sort_values(["mean_prr", "model"], ascending=[False, True], kind="stable")
-    out += ["## Models (by Mean-PRR)", ""]
+    out += ["## Models (by Mean-PRR)", "", "![Mean-PRR against CV-PRR](prr.png)", ""]
     out += _table(["Model", "Records", "Mean-PRR", "Std-PRR", "CV-PRR"],
                   [[m.model, str(m.n_records), _num(m.mean_prr, 3), _num(m.std_prr, 3), _num(m.cv_prr, 3)]
                    for m in models.itertuples(index=False)], "lrrrr")
