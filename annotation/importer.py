@@ -178,6 +178,7 @@ class _Collector:
         self.on_error = on_error
         self.ratings: dict[str, dict[str, str]] = {}
         self.first_line: dict[str, int] = {}
+        self.rating_line: dict[tuple, int] = {}
         self.texts: dict[str, str] = {}
         self.skipped: dict[str, int] = {}
         self.skipped_ids: dict[str, set] = {}
@@ -201,7 +202,8 @@ class _Collector:
         self.first_line.setdefault(item, line)
         if annotator in seen:
             return self.problem("duplicate_rating", f"annotator {annotator!r} rated item {item!r} twice "
-                                f"(first on line {self.first_line[item]})", line, item)
+                                f"(first on line {self.rating_line[item, annotator]})", line, item)
+        self.rating_line[item, annotator] = line
         if text is not None and text != "":
             old = self.texts.setdefault(item, text)
             if old != text:

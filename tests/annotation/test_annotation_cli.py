@@ -65,7 +65,8 @@ def test_bad_input_is_one_line_and_exit_1(tmp_path):
     assert res.exit_code == 1
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("error: ") and "bad_unknown_label.csv, line 5 (item 2): unknown label 'sience'" in lines[0]
+    assert lines[0].startswith("error: ")
+    assert "bad_unknown_label.csv, line 5 (item 2): unknown label 'sience'" in lines[0]
     assert not (tmp_path / "agreement.json").exists()
 
 
