@@ -92,6 +92,7 @@ def _schemes(script: str, scheme: str):
         raise ValueError(f"unknown scheme {scheme!r}; allowed: {', '.join(SCHEMES)}")
     native = _dedupe_first(sanscript.SCHEMES[BRAHMIC_SCRIPTS[script]])
     latin = copy.deepcopy(sanscript.SCHEMES[scheme])
+    latin.pop("accented_vowel_alternates", None)  # Vedic accents; breaks scripts without short e/o (Gurmukhi)
     nukta = _nukta(script)
     if nukta:  # nukta letters the Latin scheme knows but the script's table lacks (Kashmiri छ़)
         extra = native.setdefault("extra_consonants", {})

@@ -33,6 +33,11 @@ DEFAULT_SEVERITY = {
     "script_lines": "warning",
     "length_outliers": "warning",
     "duplicates": "warning",
+    # multiple-choice projection (items keyed by id, not by line)
+    "missing_ids": "error",
+    "empty_fields": "error",
+    "duplicate_options": "warning",
+    "inconsistent_passages": "warning",
 }
 
 #: Line-level checks whose finding is escalated to an error when too many lines are odd.
