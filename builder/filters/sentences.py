@@ -31,40 +31,31 @@ from __future__ import annotations
 
 import regex
 
-_TERM = r"[\p{SB=STerm}\p{SB=ATerm}]"
-_CLOSE = r"[\p{SB=Close}\p{Pf}\p{Pe}]"
-#: a candidate boundary: terminal marks, closing punctuation, then space or end.
-_BOUNDARY = regex.compile(rf"{_TERM}+{_CLOSE}*(?=\s|$)|[。！？｡]+{_CLOSE}*")
-_ATERM_ONLY = regex.compile(r"^[\p{SB=ATerm}]{_CLOSE}*$".replace("{_CLOSE}", _CLOSE))
-_LAST_WORD = regex.compile(r"(\w[\w.]*)$")
-_NEXT_CHAR = regex.compile(r"\s*(\S)")
-_ENUMERATOR = regex.compile(r"\s*\(?\d{1,3}\)?$")
-
-#: Words that end with a dot without ending the sentence (compared in lower case, dots removed).
+#: Words that end with a dot without ending the sentence (matched case-insensitively).
 ABBREVIATIONS = frozenset("""
 mr mrs ms dr prof sr jr st mt ft vs etc eg ie cf al inc ltd co corp no nos vol pp fig figs approx
 dept est gen gov lt col capt sgt rev hon jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed
 thu fri sat sun us uk un am pm ave blvd rd
 """.split())
 
-
-def _is_boundary(text: str, match, start: int) -> bool:
-    if not _ATERM_ONLY.match(match.group()):
-        return True  # "!", "?", "।", "...", "。" and the like always end a sentence
-    before = _LAST_WORD.search(text, 0, match.start())
-    if before:
-        word = before.group(1)
-        bare = word.replace(".", "").lower()
-        if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
-            return False
-        if "." in word and all(len(part) <= 1 for part in word.split(".")):
-            return False  # U.S. / e.g. style: single letters with dots
-        if _ENUMERATOR.match(text, start, match.start()):
-            return False  # "1." opening a list item
-    nxt = _NEXT_CHAR.match(text, match.end())
-    if nxt and nxt.group(1).islower():
-        return False  # UAX #29 SB8: a dot followed by a lower-case word
-    return True
+_TERM = r"[\p{SB=STerm}\p{SB=ATerm}]"
+_ATERM = r"\p{SB=ATerm}"
+_CLOSE = r"[\p{SB=Close}\p{Pf}\p{Pe}]"
+_OPEN = r"""(?:^|\s)["'(\[{“‘«¿¡]*"""  # start of a token, after any opening quotes or brackets
+_ABBR = "|".join(sorted(ABBREVIATIONS, key=len, reverse=True))
+#: One regex, so counting runs in C: each match ends a sentence. The look-behinds sit after
+#: the dot, so they are only tried at a dot.
+_BOUNDARY = regex.compile(
+    # two or more marks ("?!", "...") or one STerm mark ("!", "?", "।", "۔", "።" ...), then space or end
+    rf"(?:{_TERM}{{2,}}|\p{{SB=STerm}}){_CLOSE}*(?=\s|$)"
+    # a single dot followed by space and a word that does not start in lower case (UAX #29 SB8) ...
+    rf"|[{_ATERM}](?={_CLOSE}*(?:\s*$|\s+[^\s\p{{Ll}}]))"
+    # ... unless it follows an abbreviation, one letter or dotted initials (U.S) ...
+    rf"(?<!{_OPEN}(?i:{_ABBR}|\p{{L}}|(?:\w\.)+\w)[{_ATERM}])"
+    # ... or a list number that opens a sentence ("1. Drink water.")
+    rf"(?<!(?:^|{_TERM}{_CLOSE}*\s+)\(?\d{{1,3}}\)?[{_ATERM}]){_CLOSE}*"
+    # CJK full stops and marks end a sentence without a following space
+    rf"|[。！？｡]+{_CLOSE}*")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -77,14 +68,12 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("آج موسم اچھا ہے۔ کل بارش ہوگی۔")
     ['آج موسم اچھا ہے۔', 'کل بارش ہوگی۔']
     """
-    sentences = []
-    start = 0
+    sentences, start = [], 0
     for match in _BOUNDARY.finditer(text):
-        if _is_boundary(text, match, start):
-            piece = text[start:match.end()].strip()
-            if piece:
-                sentences.append(piece)
-            start = match.end()
+        piece = text[start:match.end()].strip()
+        if piece:
+            sentences.append(piece)
+        start = match.end()
     tail = text[start:].strip()
     if tail:
         sentences.append(tail)
@@ -99,4 +88,8 @@ def count_sentences(text: str) -> int:
     >>> count_sentences("ሰላም ነው። እንዴት ነህ፧")
     2
     """
-    return len(split_sentences(text))
+    n, end = 0, 0
+    for match in _BOUNDARY.finditer(text):
+        n, end = n + 1, match.end()
+    # every match holds a terminal mark, so only the tail can be blank
+    return n + (end < len(text) and not text[end:].isspace())
