@@ -3,7 +3,8 @@
 Belebele trained a logistic regression on bag-of-words features of question
 and option, without the passage, and reached 0.28 accuracy on its 900
 questions against 0.25 chance (§3.2). :func:`probe_accuracy` does the same:
-each option becomes one row (label 1 for the correct option), the classifier
+each option becomes one row (label 1 for the correct option; word counts
+from one vocabulary learnt on all rows, labels unseen), the classifier
 scores the four options of a held-out question and the best one is its
 answer. Folds are :class:`sklearn.model_selection.GroupKFold` groups of
 passages (so a passage's questions never sit on both sides), shuffled with the
@@ -94,18 +95,18 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
         raise ValueError(f"the probe needs at least 2 passages for grouped folds, found {n_groups}")
     perm = np.random.default_rng(seed).permutation(n_groups)
     groups = perm[codes]
+    # The vocabulary is learnt once from all rows (no labels involved); each fold fits its own model.
+    x = CountVectorizer(analyzer=_identity, max_features=max_features).fit_transform(docs).tocsr()
     pred = np.zeros(len(frame), dtype=int)
     for train_q, test_q in GroupKFold(n_splits=n_splits).split(np.zeros(len(frame)), groups=groups):
         train = (train_q[:, None] * 4 + np.arange(4)).ravel()
         test = (test_q[:, None] * 4 + np.arange(4)).ravel()
-        vec = CountVectorizer(analyzer=_identity, max_features=max_features)
-        x_train = vec.fit_transform([docs[i] for i in train])
         if len(set(y[train])) < 2:  # no positive (or no negative) example in training
             pred[test_q] = 1
             continue
         model = LogisticRegression(solver="liblinear", random_state=seed)
-        model.fit(x_train, y[train])
-        scores = model.decision_function(vec.transform([docs[i] for i in test])).reshape(-1, 4)
+        model.fit(x[train], y[train])
+        scores = model.decision_function(x[test]).reshape(-1, 4)
         pred[test_q] = scores.argmax(axis=1) + 1
     k = int((pred == correct).sum())
     n = int(len(frame))

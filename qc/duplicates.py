@@ -28,21 +28,36 @@ KINDS = ("mc", "topic")
 _P = np.random.default_rng(20130).integers(1, 2**63, size=(2, 1024), dtype=np.uint64) | np.uint64(1)
 
 
-def minhash(shingles: list[np.ndarray], num_perm: int) -> np.ndarray:
-    """MinHash signatures, shape ``(len(shingles), num_perm)``, with multiply-shift hashing."""
+def minhash(shingles: list[np.ndarray], num_perm: int, chunk: int = 1 << 15) -> np.ndarray:
+    """MinHash signatures, shape ``(len(shingles), num_perm)``, with multiply-shift hashing.
+
+    Texts are processed in chunks of about ``chunk`` shingles: one vectorised
+    hash of all their shingles, then a segmented minimum (``np.minimum.reduceat``).
+    """
     a, b = _P[0, :num_perm], _P[1, :num_perm]
     sig = np.full((len(shingles), num_perm), np.iinfo(np.uint64).max, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for i, s in enumerate(shingles):
-            if len(s):
-                sig[i] = ((s[:, None] * a[None, :] + b[None, :]) >> np.uint64(16)).min(axis=0)
+    sizes = np.array([len(s) for s in shingles])
+    start = 0
+    while start < len(shingles):
+        stop, total = start, 0
+        while stop < len(shingles) and (total == 0 or total + sizes[stop] <= chunk):
+            total += sizes[stop]
+            stop += 1
+        idx = [i for i in range(start, stop) if sizes[i]]
+        if idx:
+            flat = np.concatenate([shingles[i] for i in idx])
+            with np.errstate(over="ignore"):
+                hashed = (flat[:, None] * a[None, :] + b[None, :]) >> np.uint64(16)
+            offsets = np.concatenate(([0], np.cumsum(sizes[idx])[:-1]))
+            sig[idx] = np.minimum.reduceat(hashed, offsets, axis=0)
+        start = stop
     return sig
 
 
-def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5, num_perm: int = 64,
-                         bands: int = 16) -> list[tuple[int, int, float]]:
+def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5, num_perm: int = 32,
+                         bands: int = 8, normalized: bool = False) -> list[tuple[int, int, float]]:
     """Pairs ``(i, j, jaccard)`` of distinct texts whose shingle Jaccard is at least ``threshold``."""
-    sh = [char_shingles(normalize(t), k) for t in texts]
+    sh = [char_shingles(t if normalized else normalize(t), k) for t in texts]
     sig = minhash(sh, num_perm)
     rows = num_perm // bands
     candidates: set[tuple[int, int]] = set()
@@ -66,33 +81,42 @@ def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5
     return out
 
 
+def _normalizer():
+    from functools import lru_cache
+
+    return lru_cache(maxsize=None)(normalize)
+
+
 def _units(data: VariantData) -> dict[str, pd.DataFrame]:
-    """The texts to compare: id + text, one row per unit."""
+    """The texts to compare (normalised): id + text, one row per unit."""
     frame = data.combined
     if data.kind == "topic":
         ids = frame["index_id"].astype(str) if "index_id" in frame else pd.Series(range(len(frame))).astype(str)
-        return {"texts": pd.DataFrame({"id": frame["split"] + ":" + ids, "text": frame["text"].astype(str)})}
+        return {"texts": pd.DataFrame({"id": frame["split"] + ":" + ids,
+                                       "text": frame["text"].astype(str).map(normalize)})}
     pid = frame["passage_id"].astype(str) if "passage_id" in frame else frame["passage"].astype(str)
     qid = frame["question_id"].astype(str) if "question_id" in frame else pd.Series(range(len(frame))).astype(str)
-    passages = pd.DataFrame({"id": frame["split"] + ":" + pid, "text": frame["passage"].astype(str)})
+    norm = _normalizer()
+    passage_norm = frame["passage"].astype(str).map(norm)
+    passages = pd.DataFrame({"id": frame["split"] + ":" + pid, "text": passage_norm})
     passages = passages.drop_duplicates("id").reset_index(drop=True)
     item = frame["question"].astype(str)
     for c in ("answer1", "answer2", "answer3", "answer4"):
         item = item + " | " + frame[c].astype(str)
     questions = pd.DataFrame({"id": frame["split"] + ":" + pid + "/" + qid,
-                              "text": frame["passage"].astype(str).map(normalize) + " || " + item})
+                              "text": passage_norm + " || " + item.map(normalize)})
     return {"passages": passages, "questions": questions}
 
 
 def _scan(table: pd.DataFrame, unit: str, params: dict) -> dict:
     """Exact groups and near pairs among the texts of one split."""
-    norm = table["text"].map(normalize)
+    norm = table["text"]
     groups = table.groupby(norm, sort=True)["id"].agg(list)
     exact = groups[groups.map(len) > 1]
     distinct = list(groups.index)
     compare = [t.split(" || ", 1)[-1] for t in distinct] if unit == "questions" else distinct
     pairs = near_duplicate_pairs(compare, threshold=params["near_jaccard"], k=params["shingle"],
-                                 num_perm=params["num_perm"], bands=params["bands"])
+                                 num_perm=params["num_perm"], bands=params["bands"], normalized=True)
     if unit == "questions":  # a near-duplicate question only counts under the same passage
         pairs = [p for p in pairs if distinct[p[0]].split(" || ", 1)[0] == distinct[p[1]].split(" || ", 1)[0]]
     return {"exact": int(sum(len(g) - 1 for g in exact)), "distinct": len(distinct), "pairs": len(pairs),

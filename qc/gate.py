@@ -107,6 +107,17 @@ def _against_hashes(against: LoadedDataset, n: int) -> dict[str, np.ndarray]:
     return out
 
 
+def _prewarm(variants) -> None:
+    """Build tokenizers (their regexes take seconds to compile) and import sklearn before forking."""
+    from sklearn.feature_extraction.text import CountVectorizer  # noqa: F401
+    from sklearn.linear_model import LogisticRegression  # noqa: F401
+
+    from .tokens import tokenize
+
+    for variant in variants:
+        tokenize("A b.", variant if "_" in variant else None)
+
+
 def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None = None,
              jobs: int = 1) -> QCReport:
     """Run the gate on a loaded dataset; ``jobs`` worker processes share the variants."""
@@ -129,6 +140,8 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
                            licenses=_declared_licenses(ds, variant), seed=config["seed"])
         tasks.append((data, config))
     jobs = max(1, min(jobs, len(tasks)))
+    if jobs > 1:
+        _prewarm(ds.variants)
     if jobs == 1:
         per_variant = [_work(t) for t in tasks]
     else:

@@ -60,63 +60,96 @@ class _Vocab(dict):
 
 
 class _Passage:
-    """A passage's word ids, word and bigram sets, and inverse-count weights."""
+    """A passage's word ids, word and bigram sets, positions and inverse-count weights."""
 
-    __slots__ = ("ids", "set", "bigrams", "ic", "cum")
+    __slots__ = ("ids", "set", "bigrams", "ic", "positions")
 
     def __init__(self, ids: np.ndarray):
         self.ids = ids
         self.set = set(ids.tolist())
         self.bigrams = set(zip(ids[:-1].tolist(), ids[1:].tolist()))
-        uniq, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
-        self.ic = np.log1p(1.0 / counts)[inverse] if len(ids) else np.zeros(0)
+        positions: dict[int, list[int]] = {}
+        for i, w in enumerate(ids.tolist()):
+            positions.setdefault(w, []).append(i)
+        self.positions = positions
+        counts = np.array([len(positions[w]) for w in ids.tolist()], dtype=float)
+        self.ic = np.log1p(1.0 / counts) if len(ids) else np.zeros(0)
 
 
 def _share(items: Sequence, pool: set) -> float:
     return sum(1 for x in items if x in pool) / len(items) if len(items) else 0.0
 
 
-def _sw(passage: _Passage, targets: list[np.ndarray]) -> np.ndarray:
+def _sw(passage: _Passage, targets: list[set]) -> np.ndarray:
     """Sliding-window score of each target word-id set over the passage."""
     n = len(passage.ids)
     out = np.zeros(len(targets))
     if n == 0:
         return out
     for k, target in enumerate(targets):
-        if not len(target):
+        where = [i for w in target if w in passage.positions for i in passage.positions[w]]
+        if not where:
             continue
         w = len(target)
-        weights = np.where(np.isin(passage.ids, target), passage.ic, 0.0)
+        weights = np.zeros(n)
+        weights[where] = passage.ic[where]
         cs = np.concatenate(([0.0], np.cumsum(weights)))
         out[k] = cs[-1] if w >= n else float(np.max(cs[w:] - cs[:-w]))
     return out
 
 
-def _lcs(passage_ids: np.ndarray, options: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Longest common subsequence and substring lengths of each option with the passage.
+def _compress(passage_ids: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """The passage with each run of words not in ``words`` collapsed to one breaker (-2).
 
-    Dynamic programming over option words, vectorised over the passage and the
-    options: ``sub[j] = max(sub[j-1], prev[j], prev[j-1] + eq[j])`` is a
-    running maximum because each row is non-decreasing.
+    Neither the longest common subsequence nor the longest common substring
+    with an option made of ``words`` changes.
     """
-    k, n = len(options), len(passage_ids)
-    m = max((len(o) for o in options), default=0)
-    if n == 0 or m == 0:
-        return np.zeros(k), np.zeros(k)
-    pad = np.full((k, m), -1, dtype=np.int64)
-    for i, o in enumerate(options):
-        pad[i, : len(o)] = o
-    eq = pad[:, :, None] == passage_ids[None, None, :]
-    subseq = np.zeros((k, n + 1), dtype=np.int32)
-    substr = np.zeros((k, n + 1), dtype=np.int32)
-    best = np.zeros(k, dtype=np.int32)
-    for r in range(m):
-        e = eq[:, r, :]
-        v = np.maximum(subseq[:, 1:], subseq[:, :-1] + e)
-        subseq[:, 1:] = np.maximum.accumulate(v, axis=1)
-        substr[:, 1:] = (substr[:, :-1] + 1) * e
-        best = np.maximum(best, substr.max(axis=1))
-    return subseq[:, -1].astype(float), best.astype(float)
+    used = np.isin(passage_ids, words)
+    keep = used | np.concatenate(([True], used[:-1]))  # a matched word, or the first of an unmatched run
+    return np.where(used, passage_ids, -2)[keep]
+
+
+def _lcs_batch(pairs: list[tuple[np.ndarray, np.ndarray]], chunk: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """Longest common subsequence and substring lengths for many ``(passage, option)`` pairs.
+
+    Dynamic programming over option words, vectorised over passage positions
+    and over pairs (sorted by option length, in chunks, padded):
+    ``sub[j] = max(sub[j-1], prev[j], prev[j-1] + eq[j])`` is a running maximum
+    because each row is non-decreasing.
+    """
+    subseq_out = np.zeros(len(pairs))
+    substr_out = np.zeros(len(pairs))
+    order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][1]), len(pairs[i][0])))
+    order = [i for i in order if len(pairs[i][1]) and len(pairs[i][0])]
+    for start in range(0, len(order), chunk):
+        idx = order[start:start + chunk]
+        k = len(idx)
+        m = max(len(pairs[i][1]) for i in idx)
+        n = max(len(pairs[i][0]) for i in idx)
+        opt = np.full((k, m), -1, dtype=np.int64)
+        psg = np.full((k, n), -3, dtype=np.int64)
+        for r, i in enumerate(idx):
+            opt[r, : len(pairs[i][1])] = pairs[i][1]
+            psg[r, : len(pairs[i][0])] = pairs[i][0]
+        subseq = np.zeros((k, n + 1), dtype=np.int32)
+        substr = np.zeros((k, n + 1), dtype=np.int32)
+        best = np.zeros(k, dtype=np.int32)
+        for r in range(m):
+            e = opt[:, r:r + 1] == psg
+            v = np.maximum(subseq[:, 1:], subseq[:, :-1] + e)
+            subseq[:, 1:] = np.maximum.accumulate(v, axis=1)
+            substr[:, 1:] = (substr[:, :-1] + 1) * e
+            best = np.maximum(best, substr.max(axis=1))
+        subseq_out[idx] = subseq[:, -1]
+        substr_out[idx] = best
+    return subseq_out, substr_out
+
+
+def _lcs(passage_ids: np.ndarray, options: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Longest common subsequence and substring lengths of each option with one passage."""
+    words = np.concatenate(options) if options else np.zeros(0, dtype=np.int64)
+    short = _compress(passage_ids, words) if len(passage_ids) else passage_ids
+    return _lcs_batch([(short, o) for o in options])
 
 
 def _row_language(frame: pd.DataFrame, language: str | None) -> list[str]:
@@ -165,6 +198,7 @@ def option_features(frame: pd.DataFrame, *, language: str | None = None,
     out = np.zeros((len(frame) * 4, len(FEATURES)))
     qshare = np.zeros(len(frame) * 4)
     values = frame[cols].astype(str).to_numpy()
+    lcs_pairs: list[tuple[np.ndarray, np.ndarray]] = []
     for i, (row, lang) in enumerate(zip(values, langs)):
         key = (lang, row[0])
         if key not in passages:
@@ -173,9 +207,9 @@ def option_features(frame: pd.DataFrame, *, language: str | None = None,
         q = vocab.ids(cache.get(row[1], lang))
         qset = set(q.tolist())
         opts = [vocab.ids(cache.get(o, lang)) for o in row[2:]]
-        subseq, substr = _lcs(p.ids, opts)
-        targets = [np.fromiter(qset | set(o.tolist()), dtype=np.int64) for o in opts]
-        sw = _sw(p, targets)
+        short = _compress(p.ids, np.concatenate(opts)) if len(p.ids) else p.ids
+        lcs_pairs.extend((short, o) for o in opts)
+        sw = _sw(p, [qset | set(o.tolist()) for o in opts])
         qp = _share(q.tolist(), p.set)
         for k, o in enumerate(opts):
             ol = o.tolist()
@@ -184,13 +218,18 @@ def option_features(frame: pd.DataFrame, *, language: str | None = None,
             out[4 * i + k] = (
                 _share(ol, p.set),
                 _share(list(zip(ol[:-1], ol[1:])), p.bigrams),
-                subseq[k] / n_o if n_o else 0.0,
-                substr[k] / n_o if n_o else 0.0,
+                n_o,  # divided by the LCS lengths below
+                n_o,
                 _share(ol, qset),
                 _share(qo, p.set),
                 sw[k],
             )
             qshare[4 * i + k] = qp
+    subseq, substr = _lcs_batch(lcs_pairs)
+    lengths = out[:, 2].copy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[:, 2] = np.where(lengths > 0, subseq / np.maximum(lengths, 1), 0.0)
+        out[:, 3] = np.where(lengths > 0, substr / np.maximum(lengths, 1), 0.0)
     result = pd.DataFrame(out, columns=list(FEATURES))
     result.insert(0, "row", np.repeat(np.arange(len(frame)), 4))
     result.insert(1, "option", np.tile(np.arange(1, 5), len(frame)))
@@ -215,8 +254,7 @@ def sliding_window_scores(passage: str, question: str, options: Sequence[str],
     vocab = _Vocab()
     p = _Passage(vocab.ids(cache.get(passage, language)))
     q = set(vocab.ids(cache.get(question, language)).tolist())
-    targets = [np.fromiter(q | set(vocab.ids(cache.get(o, language)).tolist()), dtype=np.int64)
-               for o in options]
+    targets = [q | set(vocab.ids(cache.get(o, language)).tolist()) for o in options]
     return [float(x) for x in _sw(p, targets)]
 
 

@@ -62,7 +62,13 @@ def moses_language(language: str | None) -> str:
 def _moses(lang: str):
     from sacremoses import MosesPunctNormalizer, MosesTokenizer
 
-    return MosesPunctNormalizer(lang=lang), MosesTokenizer(lang=lang)
+    tok = MosesTokenizer(lang=lang)
+    # sacremoses rebuilds set(IsLower)/set(IsAlpha), thousands of characters, on every
+    # token that ends in a full stop; the same tests on sets built once are ~100x faster.
+    lower, alpha = frozenset(tok.IsLower), frozenset(tok.IsAlpha)
+    tok.islower = lambda text: not set(text).difference(lower)
+    tok.isanyalpha = lambda text: any(set(text).intersection(alpha))
+    return MosesPunctNormalizer(lang=lang), tok
 
 
 def _one(text: str, lang: str) -> list[str]:

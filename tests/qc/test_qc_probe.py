@@ -8,7 +8,6 @@ from scipy import stats
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
-from sklearn.pipeline import make_pipeline
 
 from qc.bow_probe import probe_accuracy
 from qc.tokens import tokenize, words
@@ -26,13 +25,12 @@ def _direct(frame: pd.DataFrame, seed: int, folds: int, with_question: bool) -> 
     y, qrow = np.array(y), np.array(qrow)
     codes, uniques = pd.factorize(frame["passage_id"].astype(str), sort=True)
     groups = np.random.default_rng(seed).permutation(len(uniques))[codes]
+    x = CountVectorizer(analyzer=lambda d: d, max_features=20000).fit_transform(docs)
     pred = np.zeros(len(frame), dtype=int)
     for train_q, test_q in GroupKFold(n_splits=folds).split(np.zeros(len(frame)), groups=groups):
         tr, te = np.isin(qrow, train_q), np.isin(qrow, test_q)
-        model = make_pipeline(CountVectorizer(analyzer=lambda d: d, max_features=20000),
-                              LogisticRegression(solver="liblinear", random_state=seed))
-        model.fit([d for d, m in zip(docs, tr) if m], y[tr])
-        scores = model.decision_function([d for d, m in zip(docs, te) if m]).reshape(-1, 4)
+        model = LogisticRegression(solver="liblinear", random_state=seed).fit(x[tr], y[tr])
+        scores = model.decision_function(x[te]).reshape(-1, 4)
         pred[np.sort(test_q)] = scores.argmax(axis=1) + 1
     return int((pred == frame["correct_answer_num"].to_numpy()).sum())
 
