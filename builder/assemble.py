@@ -78,6 +78,9 @@ class Assembly:
             if c.read != c.kept + dropped:
                 raise InternalError(f"internal error: {source}/{split} read {c.read} records but kept {c.kept} "
                                     f"and dropped {dropped}; nothing was written (please report this)")
+        if len(self.ledger) != sum(c.dropped(self.ledger) for c in self.counts.values()):
+            raise InternalError(f"internal error: the ledger holds {len(self.ledger)} drops but the sources "
+                                "account for fewer; nothing was written (please report this)")
         for split, cols in self.columns.items():
             kept = sum(c.kept for (_, s), c in self.counts.items() if s == split)
             if kept != len(cols["question_id"]):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from builder.cli.main import cli
@@ -94,3 +95,30 @@ def test_console_script_runs_the_example(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "dev.jsonl", "dev.parquet", "dev.tsv", "dropped.jsonl", "manifest.json", "train.jsonl", "train.parquet",
         "train.tsv"]
+
+
+READER_FIXTURES = ROOT / "tests" / "data" / "readers"  # the readers' crafted bad inputs (read only)
+
+
+@pytest.mark.parametrize("reader, folder", [
+    ("mctest", "mctest_ans_mismatch"),
+    ("mctest", "mctest_letter_out_of_range"),
+    ("race", "race_letter_out_of_range"),
+    ("mcscript", "mcscript_malformed_xml"),
+    ("sciq", "sciq_missing_field"),
+])
+def test_reader_errors_exit_1_or_are_counted_under_skip(tmp_path, reader, folder):
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(f"name: bad\nsources:\n  - {{name: S, reader: {reader}, path: {READER_FIXTURES / folder}, "
+                      "splits: {train: train}}\n", encoding="utf-8")
+    result = invoke("assemble", recipe, "--out", tmp_path / "raise")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+    result = invoke("assemble", recipe, "--out", tmp_path / "skip", "--on-error", "skip")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "skip" / "manifest.json").read_text())
+    reader_reasons = {d["reason"] for d in map(json.loads, (tmp_path / "skip" / "dropped.jsonl").read_text().splitlines())
+                      if d["step"] == "reader"}
+    assert reader_reasons and reader_reasons <= {d["reason"] for d in manifest["dropped"]}
+    assert all(c["read"] == c["kept"] + c["dropped"] for c in manifest["counts"])
