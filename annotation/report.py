@@ -88,17 +88,15 @@ def render_markdown(rep: dict) -> str:
 
 def plot_matrix(rep: dict, path) -> Path:
     """Heat map of pairwise Cohen's kappa, annotator by annotator (PNG, Agg backend)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.figure import Figure  # no pyplot: no global state, no GUI backend
 
     pw = rep["pairwise"]
     names = pw["annotators"]
     m = np.array([[np.nan if v is None else v for v in row] for row in pw["cohen_kappa"]], dtype=float)
     size = max(3.0, 0.7 * len(names) + 2.0)
-    fig, ax = plt.subplots(figsize=(size + 1.0, size))
+    fig = Figure(figsize=(size + 1.0, size))
+    ax = fig.subplots()
     im = ax.imshow(m, vmin=-1.0 if np.nanmin(m) < 0 else 0.0, vmax=1.0, cmap="viridis")
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)
@@ -113,7 +111,6 @@ def plot_matrix(rep: dict, path) -> Path:
     fig.tight_layout()
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
     return Path(path)
 
 

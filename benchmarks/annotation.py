@@ -7,7 +7,8 @@ SIB-200-like skew (one label dominates), then times
    excluded, all measures + 1,000 bootstrap resamples;
 2. the same with reading the CSV and writing JSON, Markdown and PNG;
 3. the whole ``builder annotate agreement`` command as a fresh process
-   (Python start-up and imports of statsmodels, scikit-learn, matplotlib included).
+   (Python start-up and imports of statsmodels, scikit-learn, matplotlib included),
+   and, for scale, a bare process that only imports those libraries.
 
 Prints the median of ``--repeats`` runs for each and the peak memory of the
 in-process run. Usage: ``python benchmarks/annotation.py [--repeats 5]``.
@@ -82,6 +83,9 @@ def main() -> None:
         exe = shutil.which("builder") or str(Path(sys.executable).parent / "builder")
         cmd = [exe, "annotate", "agreement", str(data), "--n-boot", str(N_BOOT), "--out", str(tmp / "cli")]
         cli = timed(lambda: subprocess.run(cmd, check=True, capture_output=True), args.repeats)
+        imports = [sys.executable, "-c", "import statsmodels.stats.inter_rater, sklearn.metrics, krippendorff, "
+                   "matplotlib.figure, builder.cli.main, annotation.importer"]
+        bare = timed(lambda: subprocess.run(imports, check=True, capture_output=True), args.repeats)
 
         tracemalloc.start()
         rep = agreement_report(ann, n_resamples=N_BOOT)
@@ -98,6 +102,7 @@ def main() -> None:
           f"(peak traced memory {peak / 2**20:.0f} MiB)")
     print(f"  read CSV + measures + bootstrap + report : {statistics.median(with_io):.2f} s")
     print(f"  `builder annotate agreement` process     : {statistics.median(cli):.2f} s")
+    print(f"    of which Python start + library imports: {statistics.median(bare):.2f} s")
     print(f"  values: fleiss {rep['fleiss_kappa']:.4f}, alpha {rep['krippendorff_alpha']:.4f}, "
           f"AC1 {rep['gwet_ac1']:.4f}, alpha CI {rep['ci']['krippendorff_alpha']}")
 
