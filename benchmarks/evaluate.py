@@ -1,0 +1,150 @@
+"""Time `builder evaluate` on 205 topic variants generated from the 24 shipped SIB-200 variants.
+
+    python benchmarks/evaluate.py                     # fast baselines (3 runs) + MLP sample
+    python benchmarks/evaluate.py --part fast --repeat 3
+    python benchmarks/evaluate.py --part mlp-sample --sample 12
+    python benchmarks/evaluate.py --part mlp-full     # the MLP on all 205 variants (long)
+
+Variant k (0..204) copies shipped variant k mod 24 under a new FLORES-style code
+(``qaa_Latn``, ``qab_Deva``, ...; the script is kept) with its training rows
+shuffled by seed k, so the cost mirrors SIB-200's mix of scripts. Data goes to
+a temporary folder and is removed afterwards.
+
+Reported: wall-clock medians of the CLI (including start-up and imports), the
+CPU seconds of the worker processes (user + sys; CPU / 2 is the wall time on
+two otherwise idle cores), and for the MLP the per-variant cost measured in
+process on a sample of variants, extrapolated to 205 variants on 2 workers.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from builder.io import read_sib_tsv, write_sib_tsv  # noqa: E402
+
+SHIPPED = ROOT / "tests" / "data" / "sib200" / "annotated"
+N_VARIANTS = 205
+
+
+def variant_code(k: int, script: str) -> str:
+    return f"q{chr(97 + k // 26)}{chr(97 + k % 26)}_{script}"
+
+
+def generate(dest: Path, n: int = N_VARIANTS) -> list[tuple[str, str]]:
+    """Write n variants; return (new code, source variant) pairs."""
+    sources = sorted(p.name for p in SHIPPED.iterdir() if p.is_dir())
+    made = []
+    for k in range(n):
+        src = sources[k % len(sources)]
+        code = variant_code(k, src.split("_")[1])
+        for split in ("train", "dev", "test"):
+            rows = read_sib_tsv(SHIPPED / src / f"{split}.tsv")
+            if split == "train":
+                random.Random(k).shuffle(rows)
+            write_sib_tsv(dest / code / f"{split}.tsv", rows)
+        made.append((code, src))
+    return made
+
+
+def run_cli(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and child CPU seconds (user + sys) of one `builder evaluate` run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    exe = Path(sys.executable).with_name("builder")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "builder"]
+    proc = subprocess.run([*cmd, "-q", "evaluate", *args], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit(f"builder evaluate failed ({proc.returncode}): {proc.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def part_fast(data: Path, out: Path, repeat: int, jobs: int) -> None:
+    walls, cpus = [], []
+    for i in range(repeat):
+        wall, cpu = run_cli([str(data), "--baselines", "majority,char_tfidf", "--jobs", str(jobs),
+                             "--out", str(out / f"fast{i}")])
+        walls.append(wall)
+        cpus.append(cpu)
+        print(f"  run {i + 1}: wall {wall:.1f} s, CPU {cpu:.1f} s", flush=True)
+    print(f"majority + char_tfidf, {N_VARIANTS} variants, --jobs {jobs}: median wall {statistics.median(walls):.1f} s, "
+          f"median CPU {statistics.median(cpus):.1f} s (CPU/2 = {statistics.median(cpus) / 2:.1f} s on 2 idle "
+          f"cores), {1000 * statistics.median(cpus) / N_VARIANTS:.0f} ms CPU per variant")
+
+
+def part_mlp_sample(data: Path, made: list[tuple[str, str]], sample: int) -> None:
+    from threadpoolctl import threadpool_limits
+
+    from builder.dataset import load_dataset_dir
+    from builder.evaluation.topic_baselines import fit_predict
+
+    # one generated variant per shipped source, the first `sample` sources
+    picked, seen = [], set()
+    for code, src in made:
+        if src not in seen and len(picked) < sample:
+            picked.append((code, src))
+            seen.add(src)
+    ds = load_dataset_dir(data, variants=[c for c, _ in picked])
+    cost: dict[str, float] = {}
+    with threadpool_limits(1):
+        for code, src in picked:
+            t = ds.tables[code]
+            w0, c0 = time.perf_counter(), time.process_time()
+            fit_predict("mlp", t["train"]["text"], t["train"]["category"], t["dev"]["text"], t["dev"]["category"],
+                        t["test"]["text"], seed=0)
+            wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+            cost[src] = cpu
+            print(f"  {code} (from {src}): wall {wall:.1f} s, CPU {cpu:.1f} s", flush=True)
+    per = list(cost.values())
+    # extrapolate with the sampled sources' mean for the sources not sampled
+    mean = statistics.mean(per)
+    total = sum(cost.get(src, mean) for _, src in made)
+    print(f"MLP per variant (CPU, 1 thread): median {statistics.median(per):.1f} s, mean {mean:.1f} s, "
+          f"min {min(per):.1f} s, max {max(per):.1f} s over {len(per)} variants")
+    print(f"MLP extrapolated to {N_VARIANTS} variants: {total:.0f} CPU s = {total / 2 / 60:.1f} min on 2 workers")
+
+
+def part_mlp_full(data: Path, out: Path, jobs: int) -> None:
+    wall, cpu = run_cli([str(data), "--baselines", "mlp", "--jobs", str(jobs), "--out", str(out / "mlp")])
+    print(f"MLP, {N_VARIANTS} variants, --jobs {jobs}: wall {wall / 60:.1f} min, CPU {cpu / 60:.1f} min")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", choices=["all", "fast", "mlp-sample", "mlp-full"], default="all")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sample", type=int, default=12, help="variants timed for the MLP extrapolation")
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    tmp = Path(tempfile.mkdtemp(prefix="bench-evaluate-"))
+    try:
+        t0 = time.perf_counter()
+        made = generate(tmp / "data")
+        print(f"generated {len(made)} variants in {time.perf_counter() - t0:.1f} s ({os.cpu_count()} CPUs visible)")
+        if args.part in ("all", "fast"):
+            part_fast(tmp / "data", tmp / "out", args.repeat, args.jobs)
+        if args.part in ("all", "mlp-sample"):
+            part_mlp_sample(tmp / "data", made, args.sample)
+        if args.part == "mlp-full":
+            part_mlp_full(tmp / "data", tmp / "out", args.jobs)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
