@@ -1,1 +1,13 @@
-"""Topic-label annotation: import, agreement, adjudication, curation and splits."""
+"""Topic-label annotation: import, agreement, adjudication, curation and splits.
+
+Modules, one job each (the ``builder annotate`` subcommands call them):
+
+- :mod:`annotation.importer`: long/wide CSV, TSV, JSONL -> :class:`~annotation.importer.Annotations`
+- :mod:`annotation.measures`: agreement measures as ratios of per-item sums (fast path)
+- :mod:`annotation.bootstrap`: seeded, vectorised percentile bootstrap over items
+- :mod:`annotation.agreement`: library estimates (statsmodels, krippendorff, scikit-learn) + report dict
+- :mod:`annotation.report`: agreement.json, agreement.md, agreement_matrix.png
+- :mod:`annotation.adjudicate`: majority vote with the SIB-200 tie rule, adjudication sheet, merge
+- :mod:`annotation.labelled`, :mod:`annotation.curate`: label-set curation recipes
+- :mod:`annotation.splits`: stratified, grouped, seeded splits in the SIB-200 layout
+"""
