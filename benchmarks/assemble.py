@@ -166,8 +166,8 @@ def generate(root: Path) -> None:
     (root / "recipe.yaml").write_text(RECIPE, encoding="utf-8")
 
 
-def run_once(root: Path, out: Path) -> tuple[float, float, str]:
-    """One `builder assemble` child: (wall seconds, peak RSS MiB, stdout)."""
+def run_once(root: Path, out: Path) -> tuple[float, float, float, str]:
+    """One `builder assemble` child: (wall seconds, CPU seconds, peak RSS MiB, stdout)."""
     exe = shutil.which("builder") or str(Path(sys.executable).with_name("builder"))
     with tempfile.TemporaryFile("w+") as out_fh, tempfile.TemporaryFile("w+") as err_fh:
         start = time.perf_counter()
@@ -181,7 +181,7 @@ def run_once(root: Path, out: Path) -> tuple[float, float, str]:
         stdout, stderr = out_fh.read(), err_fh.read()
     if proc.returncode != 0:
         raise SystemExit(f"builder assemble failed ({proc.returncode}): {stderr}")
-    return wall, usage.ru_maxrss / 1024, stdout
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout
 
 
 def main() -> None:
@@ -195,15 +195,18 @@ def main() -> None:
             start = time.perf_counter()
             generate(root)
             print(f"generated the corpora in {time.perf_counter() - start:.1f} s under {root}", file=sys.stderr)
-        walls, peaks = [], []
+        walls, cpus, peaks = [], [], []
         for i in range(args.runs):
-            wall, peak, stdout = run_once(root, root / "out")
+            wall, cpu, peak, stdout = run_once(root, root / "out")
             walls.append(wall)
+            cpus.append(cpu)
             peaks.append(peak)
-            print(f"run {i + 1}: {wall:.1f} s, peak RSS {peak:.0f} MiB", file=sys.stderr)
+            print(f"run {i + 1}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MiB", file=sys.stderr)
         print(stdout)
+        load = os.getloadavg()[0]
         print(f"builder assemble, median of {args.runs}: {statistics.median(walls):.1f} s wall, "
-              f"peak RSS {max(peaks):.0f} MiB (max over runs); cores: {os.cpu_count()}")
+              f"{statistics.median(cpus):.1f} s CPU (user+sys), peak RSS {max(peaks):.0f} MiB (max over runs); "
+              f"cores: {os.cpu_count()}, load average at the end: {load:.1f}")
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -56,6 +56,8 @@ _BOUNDARY = regex.compile(
     rf"(?<!(?:^|{_TERM}{_CLOSE}*\s+)\(?\d{{1,3}}\)?[{_ATERM}]){_CLOSE}*"
     # CJK full stops and marks end a sentence without a following space
     rf"|[。！？｡]+{_CLOSE}*")
+#: any terminal mark; every boundary holds at least one, so their number bounds the count.
+_MARK = regex.compile(rf"{_TERM}|[。！？｡]")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -93,3 +95,17 @@ def count_sentences(text: str) -> int:
         n, end = n + 1, match.end()
     # every match holds a terminal mark, so only the tail can be blank
     return n + (end < len(text) and not text[end:].isspace())
+
+
+def more_sentences_than(text: str, limit: int) -> bool:
+    """Whether ``text`` has more than ``limit`` sentences; cheap when it clearly has not.
+
+    Every sentence but the last ends in a terminal mark, so a text with at
+    most ``limit - 1`` marks is decided without splitting.
+
+    >>> more_sentences_than("One. Two. Three.", 2), more_sentences_than("One. Two. Three.", 3)
+    (True, False)
+    """
+    if len(_MARK.findall(text)) + 1 <= limit:
+        return False
+    return count_sentences(text) > limit

@@ -16,7 +16,7 @@ sentences in ``item.meta["sentences"]`` (or their number in
 from __future__ import annotations
 
 from .base import Filter
-from .sentences import count_sentences
+from .sentences import count_sentences, more_sentences_than
 
 #: Belebele's script, assemble_training_set.py (``num_sentences <= 25``).
 DEFAULT_MAX_SENTENCES = 25
@@ -35,9 +35,10 @@ class TooManySentences(Filter):
             raise RecipeError(f"filter 'too_many_sentences' parameter 'max_sentences' must be >= 1, "
                               f"found {max_sentences}")
         self.max_sentences = max_sentences
-        self._cache: dict[str, int] = {}  # passages repeat once per question
+        self._cache: dict[str, bool] = {}
 
-    def sentences(self, item) -> int:
+    def known_count(self, item) -> int | None:
+        """The reader's own sentence count, if it gives one (MultiRC)."""
         if item.meta:
             known = item.meta.get("num_sentences")
             if isinstance(known, int):
@@ -45,10 +46,18 @@ class TooManySentences(Filter):
             listed = item.meta.get("sentences")
             if isinstance(listed, list):
                 return len(listed)
-        n = self._cache.get(item.passage)
-        if n is None:
-            n = self._cache[item.passage] = count_sentences(item.passage)
-        return n
+        return None
+
+    def sentences(self, item) -> int:
+        """Number of sentences of the item's passage."""
+        known = self.known_count(item)
+        return count_sentences(item.passage) if known is None else known
 
     def keep(self, item) -> bool:
-        return self.sentences(item) <= self.max_sentences
+        known = self.known_count(item)
+        if known is not None:
+            return known <= self.max_sentences
+        verdict = self._cache.get(item.passage)  # passages repeat once per question
+        if verdict is None:
+            verdict = self._cache[item.passage] = not more_sentences_than(item.passage, self.max_sentences)
+        return verdict
