@@ -115,21 +115,28 @@ def main() -> None:
         generate(data, args.variants, args.questions)
         print(f"generated {args.variants} variants x {args.questions} questions in "
               f"{time.perf_counter() - t0:.1f} s")
-        times, codes = [], set()
+        times, cpus, codes = [], [], set()
         for run in range(args.runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run([sys.executable, "-m", "builder", "-q", "qc", str(data), "--out",
                                    str(Path(tmp) / f"report{run}"), "-j", str(args.jobs)],
                                   capture_output=True, text=True)
             times.append(time.perf_counter() - t0)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             codes.add(proc.returncode)
-            print(f"run {run + 1}: {times[-1]:.1f} s (exit {proc.returncode})", flush=True)
+            print(f"run {run + 1}: wall {times[-1]:.1f} s, CPU {cpus[-1]:.1f} s (exit {proc.returncode})",
+                  flush=True)
             if proc.returncode not in (0, 1):
                 print(proc.stderr[-2000:])
                 sys.exit(1)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"median {statistics.median(times):.1f} s over {args.runs} runs, jobs={args.jobs}, "
-              f"exit codes {sorted(codes)}, peak RSS of one process {peak:.0f} MiB")
+        with open("/proc/loadavg") if Path("/proc/loadavg").exists() else open(__file__) as fh:
+            load = fh.read().split()[0] if Path("/proc/loadavg").exists() else "?"
+        print(f"median wall {statistics.median(times):.1f} s, median CPU {statistics.median(cpus):.1f} s "
+              f"over {args.runs} runs, jobs={args.jobs}, exit codes {sorted(codes)}, peak RSS of one process "
+              f"{peak:.0f} MiB, load average at the end {load}")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,15 @@
 """Check ``duplicates``: exact and near-duplicate passages and questions.
 
 Exact duplicates share their normalised text (:func:`qc.textnorm.normalize`)
-under different ids. Near duplicates are found with MinHash over character
-5-shingles and locality-sensitive hashing in bands (Leskovec et al., *Mining
-of Massive Datasets*, ch. 3): texts that agree on all rows of some band become
-candidates, and a candidate pair counts when its exact shingle Jaccard is at
-least ``near_jaccard``. The work is linear in the number of texts (plus the
-candidate pairs), not quadratic.
+under different ids. Near-duplicate passages (and topic texts) are found with
+MinHash over character 5-shingles and locality-sensitive hashing in bands
+(Leskovec et al., *Mining of Massive Datasets*, ch. 3): texts that agree on
+all rows of some band become candidates, and a candidate pair counts when its
+exact shingle Jaccard is at least ``near_jaccard``. The work is linear in the
+number of texts (plus the candidate pairs), not quadratic. A near-duplicate
+question only counts under the same passage (many passages legitimately ask
+"What is the main idea?"), so questions are compared pairwise within their
+passage. Everything is within one split; across splits is ``leakage``.
 
 >>> pairs = near_duplicate_pairs(["the cat sat on the mat today", "the cat sat on the mat today!",
 ...                               "a completely different sentence"], threshold=0.8)
@@ -108,17 +111,42 @@ def _units(data: VariantData) -> dict[str, pd.DataFrame]:
     return {"passages": passages, "questions": questions}
 
 
+def _within_groups(texts: list[str], groups: list[str], params: dict) -> list[tuple[int, int, float]]:
+    """Near-duplicate pairs among texts of the same group (a passage has only a few questions)."""
+    by_group: dict[str, list[int]] = defaultdict(list)
+    for i, g in enumerate(groups):
+        by_group[g].append(i)
+    k, out = params["shingle"], []
+    for members in by_group.values():
+        if len(members) < 2:
+            continue
+        if len(members) > 20:  # unusually many questions on one passage: LSH within the group
+            sub = near_duplicate_pairs([texts[i] for i in members], threshold=params["near_jaccard"], k=k,
+                                       num_perm=params["num_perm"], bands=params["bands"], normalized=True)
+            out += [(members[a], members[b], j) for a, b, j in sub]
+            continue
+        sh = {i: char_shingles(texts[i], k) for i in members}
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                a, b = sh[members[x]], sh[members[y]]
+                inter = len(np.intersect1d(a, b, assume_unique=True))
+                jac = inter / (len(a) + len(b) - inter)
+                if jac >= params["near_jaccard"]:
+                    out.append((members[x], members[y], round(float(jac), 4)))
+    return out
+
+
 def _scan(table: pd.DataFrame, unit: str, params: dict) -> dict:
     """Exact groups and near pairs among the texts of one split."""
-    norm = table["text"]
-    groups = table.groupby(norm, sort=True)["id"].agg(list)
+    groups = table.groupby(table["text"], sort=True)["id"].agg(list)
     exact = groups[groups.map(len) > 1]
     distinct = list(groups.index)
-    compare = [t.split(" || ", 1)[-1] for t in distinct] if unit == "questions" else distinct
-    pairs = near_duplicate_pairs(compare, threshold=params["near_jaccard"], k=params["shingle"],
-                                 num_perm=params["num_perm"], bands=params["bands"], normalized=True)
     if unit == "questions":  # a near-duplicate question only counts under the same passage
-        pairs = [p for p in pairs if distinct[p[0]].split(" || ", 1)[0] == distinct[p[1]].split(" || ", 1)[0]]
+        parts = [t.split(" || ", 1) for t in distinct]
+        pairs = _within_groups([p[-1] for p in parts], [p[0] for p in parts], params)
+    else:
+        pairs = near_duplicate_pairs(distinct, threshold=params["near_jaccard"], k=params["shingle"],
+                                     num_perm=params["num_perm"], bands=params["bands"], normalized=True)
     return {"exact": int(sum(len(g) - 1 for g in exact)), "distinct": len(distinct), "pairs": len(pairs),
             "involved": len({i for p in pairs for i in p[:2]}),
             "examples": [g[:3] for g in exact.tolist()[:3]] + [[groups.iloc[i][0], groups.iloc[j][0]]

@@ -80,31 +80,43 @@ def _share(items: Sequence, pool: set) -> float:
     return sum(1 for x in items if x in pool) / len(items) if len(items) else 0.0
 
 
-def _sw(passage: _Passage, targets: list[set]) -> np.ndarray:
-    """Sliding-window score of each target word-id set over the passage."""
-    n = len(passage.ids)
-    out = np.zeros(len(targets))
-    if n == 0:
-        return out
-    for k, target in enumerate(targets):
-        where = [i for w in target if w in passage.positions for i in passage.positions[w]]
-        if not where:
-            continue
-        w = len(target)
-        weights = np.zeros(n)
-        weights[where] = passage.ic[where]
-        cs = np.concatenate(([0.0], np.cumsum(weights)))
-        out[k] = cs[-1] if w >= n else float(np.max(cs[w:] - cs[:-w]))
-    return out
+def _sw(pairs: list[tuple[_Passage, set]]) -> np.ndarray:
+    """Sliding-window score of each ``(passage, target word-id set)`` pair, all at once.
+
+    Each row of a zero-padded weight matrix holds ``log(1 + 1/C(w))`` at the
+    passage positions whose word is in the target; the score is the largest
+    sum over ``|target|`` consecutive positions (weights are non-negative, so
+    windows cut short by the end never win and a window longer than the
+    passage is the whole passage).
+    """
+    if not pairs:
+        return np.zeros(0)
+    width = max(len(p.ids) for p, _ in pairs)
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    for r, (p, target) in enumerate(pairs):
+        where = [i for w in target if w in p.positions for i in p.positions[w]]
+        rows += [r] * len(where)
+        cols += where
+        vals += p.ic[where].tolist() if where else []
+    weights = np.zeros((len(pairs), width))
+    weights[rows, cols] = vals
+    cs = np.zeros((len(pairs), width + 1))
+    np.cumsum(weights, axis=1, out=cs[:, 1:])
+    w = np.array([len(t) for _, t in pairs])
+    hi = np.minimum(np.arange(width + 1)[None, :] + w[:, None], width)
+    return (np.take_along_axis(cs, hi, axis=1) - cs).max(axis=1)
 
 
-def _compress(passage_ids: np.ndarray, words: np.ndarray) -> np.ndarray:
+def _compress(passage_ids: np.ndarray, words) -> np.ndarray:
     """The passage with each run of words not in ``words`` collapsed to one breaker (-2).
 
     Neither the longest common subsequence nor the longest common substring
     with an option made of ``words`` changes.
     """
-    used = np.isin(passage_ids, words)
+    pool = set(words.tolist()) if isinstance(words, np.ndarray) else set(words)
+    used = np.fromiter((w in pool for w in passage_ids.tolist()), dtype=bool, count=len(passage_ids))
     keep = used | np.concatenate(([True], used[:-1]))  # a matched word, or the first of an unmatched run
     return np.where(used, passage_ids, -2)[keep]
 
@@ -199,17 +211,25 @@ def option_features(frame: pd.DataFrame, *, language: str | None = None,
     qshare = np.zeros(len(frame) * 4)
     values = frame[cols].astype(str).to_numpy()
     lcs_pairs: list[tuple[np.ndarray, np.ndarray]] = []
+    sw_pairs: list[tuple[_Passage, set]] = []
+    ids_of: dict[tuple[str, str], np.ndarray] = {}
+
+    def text_ids(text: str, lang: str) -> np.ndarray:
+        key = (lang, text)
+        if key not in ids_of:
+            ids_of[key] = vocab.ids(cache.get(text, lang))
+        return ids_of[key]
     for i, (row, lang) in enumerate(zip(values, langs)):
         key = (lang, row[0])
         if key not in passages:
             passages[key] = _Passage(vocab.ids(cache.get(row[0], lang)))
         p = passages[key]
-        q = vocab.ids(cache.get(row[1], lang))
+        q = text_ids(row[1], lang)
         qset = set(q.tolist())
-        opts = [vocab.ids(cache.get(o, lang)) for o in row[2:]]
-        short = _compress(p.ids, np.concatenate(opts)) if len(p.ids) else p.ids
+        opts = [text_ids(o, lang) for o in row[2:]]
+        short = _compress(p.ids, {w for o in opts for w in o.tolist()}) if len(p.ids) else p.ids
         lcs_pairs.extend((short, o) for o in opts)
-        sw = _sw(p, [qset | set(o.tolist()) for o in opts])
+        sw_pairs.extend((p, qset | set(o.tolist())) for o in opts)
         qp = _share(q.tolist(), p.set)
         for k, o in enumerate(opts):
             ol = o.tolist()
@@ -222,9 +242,10 @@ def option_features(frame: pd.DataFrame, *, language: str | None = None,
                 n_o,
                 _share(ol, qset),
                 _share(qo, p.set),
-                sw[k],
+                0.0,  # sliding window, below
             )
             qshare[4 * i + k] = qp
+    out[:, FEATURES.index("sliding_window")] = _sw(sw_pairs)
     subseq, substr = _lcs_batch(lcs_pairs)
     lengths = out[:, 2].copy()
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -255,7 +276,7 @@ def sliding_window_scores(passage: str, question: str, options: Sequence[str],
     p = _Passage(vocab.ids(cache.get(passage, language)))
     q = set(vocab.ids(cache.get(question, language)).tolist())
     targets = [q | set(vocab.ids(cache.get(o, language)).tolist()) for o in options]
-    return [float(x) for x in _sw(p, targets)]
+    return [float(x) for x in _sw([(p, t) for t in targets])]
 
 
 def sliding_window_choice(passage: str, question: str, options: Sequence[str],
