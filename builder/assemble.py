@@ -310,7 +310,8 @@ def assemble(recipe: Recipe, out: str | Path, *, on_error: str = "raise", seed: 
     >>> import tempfile
     >>> from builder.recipe import load_recipe
     >>> root = Path(__file__).parents[1]
-    >>> result, man = assemble(load_recipe(root / "examples/belebele-train.yaml"), Path(tempfile.mkdtemp()) / "o")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result, man = assemble(load_recipe(root / "examples/belebele-train.yaml"), Path(tmp) / "o")
     >>> man["seed"], all(c["read"] == c["kept"] + c["dropped"] for c in man["counts"])
     (0, True)
     """

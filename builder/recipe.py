@@ -22,11 +22,8 @@ the dataclasses. The full reference is ``docs/assemble.md``::
         options: {}               # reader options
         license: RACE-research    # optional; default: the reader's default_license
 
->>> import tempfile, pathlib
->>> d = pathlib.Path(tempfile.mkdtemp())
->>> _ = (d / "r.yaml").write_text("name: demo\\nsources:\\n  - name: RACE\\n    reader: race\\n"
-...                             "    path: race\\n    splits: {train: train}\\n    filters: [fill_in_blank]\\n")
->>> r = load_recipe(d / "r.yaml")
+>>> r = recipe_from_dict({"name": "demo", "sources": [{"name": "RACE", "reader": "race", "path": "race",
+...                       "splits": {"train": "train"}, "filters": ["fill_in_blank"]}]})
 >>> r.seed, r.sources[0].splits["train"], r.sources[0].filters[0].name
 (0, 'train', 'fill_in_blank')
 """
