@@ -144,3 +144,15 @@ def test_defaults_cite_a_source_for_every_threshold():
     for ln in numeric:
         key = ln.split(":", 1)[0].strip()
         assert key in skip or "#" in ln, f"no source comment: {ln}"
+
+
+def test_near_duplicate_passage_is_found(tmp_path):
+    rows = pd.read_json(QC_DATA / "clean" / "test.jsonl", lines=True)
+    first = rows[rows.passage_id == rows.passage_id.iloc[0]].copy()
+    first["passage_id"] = "test-copy"
+    first["question_id"] = first["question_id"] + "-copy"
+    first["passage"] = first["passage"].str.replace(".", "!", n=1, regex=False)  # one character changed
+    pd.concat([rows, first]).to_json(tmp_path / "test.jsonl", orient="records", lines=True)
+    report = run_gate(load_dataset_dir(tmp_path), load_config(), jobs=1)
+    r = next(r for r in report.results if r.check == "duplicates:passages")
+    assert (r.passed, r.reason, r.extra["exact"], r.extra["near_pairs"]) == (False, "near_duplicate", 0, 1)

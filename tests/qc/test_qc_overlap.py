@@ -102,3 +102,22 @@ def test_effect_sizes_against_a_worked_example():
     x, y = [1.0, 2.0, 3.0, 2.0], [2.0, 3.0, 4.0, 3.0]
     assert np.isclose(cohen_d(x, y), -1 / np.sqrt(2 / 3))
     assert np.isclose(hedges_g(x, y), cohen_d(x, y) * (1 - 3 / (4 * 8 - 9)))
+
+
+def _naive_sw(passage, target):
+    counts = {w: passage.count(w) for w in passage}
+    w = len(target)
+    best = 0.0
+    for j in range(len(passage)):
+        window = passage[j:j + w]
+        best = max(best, sum(np.log1p(1 / counts[t]) for t in window if t in target))
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=20), st.lists(st.sets(st.integers(0, 8), max_size=5), min_size=1,
+                                                          max_size=4))
+def test_batched_sliding_window_matches_a_direct_loop(passage, targets):
+    p = overlap._Passage(np.array(passage, dtype=np.int64))
+    got = overlap._sw([(p, t) for t in targets])
+    assert np.allclose(got, [_naive_sw(passage, t) for t in targets])
