@@ -48,13 +48,31 @@ def make_data(path: Path, seed: int = 0) -> None:
                 w.writerow([i, f"ann{a + 1}", f"label{codes[i, a]:02d}"])
 
 
+CPU: dict[int, list[float]] = {}
+
+
 def timed(fn, repeats: int) -> list[float]:
-    times = []
+    """Wall times of ``repeats`` calls; CPU times (own + children, user + sys) go to ``CPU[id(list)]``."""
+    times, cpu = [], []
     for _ in range(repeats):
+        c0 = time.process_time() + _children_cpu()
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() + _children_cpu() - c0)
+    CPU[id(times)] = cpu
     return times
+
+
+def _children_cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _fmt(times: list[float]) -> str:
+    return f"{statistics.median(times):.2f} s wall, {statistics.median(CPU[id(times)]):.2f} s CPU"
 
 
 def main() -> None:
@@ -97,12 +115,12 @@ def main() -> None:
 
     print(f"agreement, {N_ITEMS} items x {N_ANNOTATORS} annotators, {N_LABELS} labels, {N_BOOT} bootstrap "
           f"resamples; median of {args.repeats} runs")
-    print(f"  measures only (no bootstrap), in-process : {statistics.median(rep_boot0):.2f} s")
-    print(f"  measures + bootstrap, in-process         : {statistics.median(compute):.2f} s "
+    print(f"  measures only (no bootstrap), in-process : {_fmt(rep_boot0)}")
+    print(f"  measures + bootstrap, in-process         : {_fmt(compute)} "
           f"(peak traced memory {peak / 2**20:.0f} MiB)")
-    print(f"  read CSV + measures + bootstrap + report : {statistics.median(with_io):.2f} s")
-    print(f"  `builder annotate agreement` process     : {statistics.median(cli):.2f} s")
-    print(f"    of which Python start + library imports: {statistics.median(bare):.2f} s")
+    print(f"  read CSV + measures + bootstrap + report : {_fmt(with_io)}")
+    print(f"  `builder annotate agreement` process     : {_fmt(cli)}")
+    print(f"    of which Python start + library imports: {_fmt(bare)}")
     print(f"  values: fleiss {rep['fleiss_kappa']:.4f}, alpha {rep['krippendorff_alpha']:.4f}, "
           f"AC1 {rep['gwet_ac1']:.4f}, alpha CI {rep['ci']['krippendorff_alpha']}")
 
