@@ -289,17 +289,7 @@ def write_assembly(result: Assembly, out: str | Path) -> dict:
         files = {name: sha256_file(tmp / name) for name in sorted(names)}
         man = manifest(result, files)
         write_text_atomic(tmp / "manifest.json", dumps_json(man))
-        _usual_modes(tmp)
     return man
-
-
-def _usual_modes(folder: Path) -> None:
-    """Give the staged folder and files the modes the user's umask asks for (temp files start private)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    folder.chmod(0o777 & ~mask)
-    for f in folder.iterdir():
-        f.chmod(0o666 & ~mask)
 
 
 def assemble(recipe: Recipe, out: str | Path, *, on_error: str = "raise", seed: int | None = None,

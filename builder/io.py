@@ -23,6 +23,12 @@ from schemas.errors import SchemaError, SourceError, SourceNotFoundError
 SIB_COLUMNS = ("index_id", "category", "text")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` on success.
@@ -36,6 +42,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        tmp_path.chmod(0o666 & ~_umask())  # mkstemp files start private (0600)
         os.replace(tmp_path, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -215,6 +222,7 @@ def staging_dir(target: str | os.PathLike) -> Iterator[Path]:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".staging", dir=target.parent))
     try:
         yield staging
+        staging.chmod(0o777 & ~_umask())  # mkdtemp folders start private (0700)
         replace_dir_atomic(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -72,3 +72,18 @@ def test_json_and_parquet_are_deterministic(tmp_path):
     a = write_parquet_atomic(tmp_path / "a.parquet", frame)
     b = write_parquet_atomic(tmp_path / "b.parquet", frame.copy())
     assert sha256_file(a) == sha256_file(b)
+
+
+def test_outputs_get_the_umask_modes_not_private_temp_modes(tmp_path):
+    import os
+
+    mask = os.umask(0o022)
+    try:
+        f = write_text_atomic(tmp_path / "x.txt", "x\n")
+        with staging_dir(tmp_path / "build") as d:
+            write_text_atomic(d / "y.txt", "y\n")
+    finally:
+        os.umask(mask)
+    assert f.stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "build").stat().st_mode & 0o777 == 0o755
+    assert (tmp_path / "build" / "y.txt").stat().st_mode & 0o777 == 0o644
