@@ -112,29 +112,44 @@ class RatioModel:
     random_scale: float = 3.0  # spread of unrelated pairs, in units of ``scale``
 
 
+def _log_lengths(texts: Sequence[str]) -> np.ndarray:
+    return np.log(np.fromiter((text_length(t) + 1 for t in texts), dtype=float, count=len(texts)))
+
+
 def fit_ratio_model(target: Sequence[str], english: Mapping[int, str], *, max_shift: int = 3) -> RatioModel:
     """Estimate the ratio model from the shift (-max_shift..max_shift) whose pairs spread least.
 
     When part of a file is shifted, the shift covering most lines gives the
     smallest MAD, and median and MAD stay sound while under half the pairs are off.
     """
+    n = len(target)
+    if not english or not n:
+        return RatioModel(0.0, 1.0, 0, 0)
+    tl = _log_lengths(target)
+    nonempty = np.fromiter((bool(t.strip()) for t in target), dtype=bool, count=n)
+    e_idx = np.array(sorted(english), dtype=int)
+    el = _log_lengths([english[j] for j in e_idx])
+
+    def pairs(shift: int) -> np.ndarray:
+        i = e_idx - shift
+        keep = (i >= 0) & (i < n)
+        keep[keep] &= nonempty[i[keep]]
+        return tl[i[keep]] - el[keep]
+
     best = None
     for shift in sorted(range(-max_shift, max_shift + 1), key=abs):
-        vals = [log_ratio(target[i], english[i + shift]) for i in range(len(target))
-                if (i + shift) in english and target[i].strip()]
-        if len(vals) < 3:
+        arr = pairs(shift)
+        if arr.size < 3:
             continue
-        arr = np.asarray(vals)
         scale = float(median_abs_deviation(arr, scale="normal"))
-        cand = RatioModel(float(np.median(arr)), scale if scale > 0 else 1e-6, shift, len(vals))
+        cand = RatioModel(float(np.median(arr)), scale if scale > 0 else 1e-6, shift, int(arr.size))
         if best is None or cand.scale < best.scale:
             best = cand
     if best is None:
         return RatioModel(0.0, 1.0, 0, 0)
-    far = [log_ratio(target[i], english[i + best.shift + 5]) for i in range(len(target))
-           if (i + best.shift + 5) in english and target[i].strip()]
-    if len(far) >= 3:
-        spread = float(median_abs_deviation(np.asarray(far), scale="normal")) / best.scale
+    far = pairs(best.shift + 5)
+    if far.size >= 3:
+        spread = float(median_abs_deviation(far, scale="normal")) / best.scale
         best = RatioModel(best.center, best.scale, best.shift, best.n_pairs, max(spread, 2.0))
     return best
 
@@ -142,38 +157,54 @@ def fit_ratio_model(target: Sequence[str], english: Mapping[int, str], *, max_sh
 class _Costs:
     """Per-line features and the match cost of target line i against English line j."""
 
-    def __init__(self, target: Sequence[str], english: Mapping[int, str], model: RatioModel):
+    def __init__(self, target: Sequence[str], english: Mapping[int, str], model: RatioModel,
+                 n_expected: int | None = None):
         self.n = len(target)
         self.model = model
-        self.empty = np.array([not t.strip() for t in target], dtype=bool)
-        self.tlen = np.log([text_length(t) + 1 for t in target]) if target else np.zeros(0)
-        self.tnum = [numbers(t) for t in target]
-        self.english = english
-        self.elen = {j: math.log(text_length(e) + 1) for j, e in english.items()}
-        self.enum = {j: numbers(e) for j, e in english.items()}
+        self.empty = np.fromiter((not t.strip() for t in target), dtype=bool, count=self.n)
+        self.tlen = _log_lengths(target)
+        ids: dict[frozenset, int] = {frozenset(): 0}
+        self.tnum = np.fromiter((ids.setdefault(numbers(t), len(ids)) for t in target), dtype=int, count=self.n)
+        m = max([self.n, n_expected or 0, *(j + 1 for j in english)])
+        self.elen = np.full(m, np.nan)
+        self.enum = np.zeros(m, dtype=int)
+        for j, e in english.items():
+            if j >= 0:
+                self.elen[j] = math.log(text_length(e) + 1)
+                self.enum[j] = ids.setdefault(numbers(e), len(ids))
+
+    def _llr(self, z, a, b):
+        r = self.model.random_scale
+        llr = np.log((1 - OUTLIER_SHARE) * r * np.exp(-0.5 * z * z * (1 - 1 / (r * r))) + OUTLIER_SHARE)
+        both = (a > 0) & (b > 0)
+        llr = llr + np.where(both, np.where(a == b, NUMBER_SAME, NUMBER_DIFFERENT),
+                             np.where((a > 0) | (b > 0), NUMBER_ONE_SIDED, 0.0))
+        return llr
 
     def cost(self, i: int, j: int) -> float:
         """Minus the log-likelihood ratio that target line i translates English line j."""
         if self.empty[i]:
             return EMPTY_COST
-        el = self.elen.get(j)
-        if el is None:
+        if j >= len(self.elen) or math.isnan(self.elen[j]):
             return 0.0
-        z = (self.tlen[i] - el - self.model.center) / self.model.scale
-        r = self.model.random_scale
-        # log[((1-e) phi(z) + e phi(z/r)/r) / (phi(z/r)/r)]
-        llr = math.log((1 - OUTLIER_SHARE) * r * math.exp(-0.5 * z * z * (1 - 1 / (r * r))) + OUTLIER_SHARE)
-        a, b = self.tnum[i], self.enum[j]
-        if a and b:
-            llr += NUMBER_SAME if a == b else NUMBER_DIFFERENT
-        elif a or b:
-            llr += NUMBER_ONE_SIDED
-        return -llr
+        z = (self.tlen[i] - self.elen[j] - self.model.center) / self.model.scale
+        return -float(self._llr(np.asarray(z), self.tnum[i], self.enum[j]))
 
     def shifted(self, shift: int, n_expected: int) -> np.ndarray:
         """Cost of every target line i against English line i + shift (EMPTY_COST when out of range)."""
-        return np.array([self.cost(i, i + shift) if 0 <= i + shift < n_expected else EMPTY_COST
-                         for i in range(self.n)])
+        i = np.arange(self.n)
+        j = i + shift
+        inside = (j >= 0) & (j < n_expected) & (j < len(self.elen))
+        out = np.full(self.n, EMPTY_COST)
+        jj = np.where(inside, j, 0)
+        el = self.elen[jj]
+        known = inside & ~np.isnan(el)
+        z = (self.tlen - np.where(known, el, 0.0) - self.model.center) / self.model.scale
+        llr = self._llr(z, self.tnum, self.enum[jj])
+        out[inside] = 0.0
+        out[known] = -llr[known]
+        out[self.empty] = EMPTY_COST
+        return out
 
 
 def align_path(target: Sequence[str], english: Mapping[int, str], n_expected: int, *,
@@ -186,7 +217,7 @@ def align_path(target: Sequence[str], english: Mapping[int, str], n_expected: in
     count difference plus 10).
     """
     n, m = len(target), n_expected
-    costs = _Costs(target, english, model or fit_ratio_model(target, english))
+    costs = _Costs(target, english, model or fit_ratio_model(target, english), n_expected)
     k = band if band is not None else abs(n - m) + 10
     width = 2 * k + 1
     inf = math.inf
@@ -234,11 +265,9 @@ def align_path(target: Sequence[str], english: Mapping[int, str], n_expected: in
 
 
 def _max_subarray(values: np.ndarray) -> float:
-    best = run = 0.0
-    for v in values:
-        run = max(0.0, run + v)
-        best = max(best, run)
-    return best
+    """Largest sum of a run of consecutive values (0 for none), via prefix sums."""
+    prefix = np.concatenate([[0.0], np.cumsum(values)])
+    return float(np.max(prefix - np.minimum.accumulate(prefix)))
 
 
 def _may_be_shifted(costs: "_Costs", n: int) -> bool:
@@ -283,13 +312,13 @@ def locate_misalignment(target: Sequence[str], english: Mapping[int, str], n_exp
     if abs(n - n_expected) > max_difference:
         return []
     model = fit_ratio_model(target, english)
-    if n == n_expected and not _may_be_shifted(_Costs(target, english, model), n):
+    if n == n_expected and not _may_be_shifted(_Costs(target, english, model, n_expected), n):
         return []
     path = align_path(target, english, n_expected, model=model)
     events = [(pos, mv, i, j) for pos, (mv, i, j) in enumerate(path) if mv != _MATCH]
     if not events:
         return []
-    costs = _Costs(target, english, model)
+    costs = _Costs(target, english, model, n_expected)
     cache: dict[int, np.ndarray] = {}
 
     def prefix(shift: int) -> np.ndarray:

@@ -93,6 +93,7 @@ def _schemes(script: str, scheme: str):
     native = _dedupe_first(sanscript.SCHEMES[BRAHMIC_SCRIPTS[script]])
     latin = copy.deepcopy(sanscript.SCHEMES[scheme])
     latin.pop("accented_vowel_alternates", None)  # Vedic accents; breaks scripts without short e/o (Gurmukhi)
+    latin.pop("accents", None)  # and costs a regex pass per call
     nukta = _nukta(script)
     if nukta:  # nukta letters the Latin scheme knows but the script's table lacks (Kashmiri छ़)
         extra = native.setdefault("extra_consonants", {})
@@ -174,3 +175,31 @@ def nativize_brahmic(text: str, script: str, scheme: str = DEFAULT_SCHEME) -> st
         text = _ISO_SEPARATOR.sub(_MARK, text)
     out = sanscript.transliterate(text, scheme_map=to_native).replace(_MARK, "")
     return _JOINERS.sub("", normalize_native(out))
+
+
+@lru_cache(maxsize=None)
+def native_run(script: str) -> "regex.Pattern":
+    """A maximal run of ``script`` characters (with dandas and joiners): the unit of transliteration."""
+    return regex.compile(rf"[\p{{Script={script}}}\u0964\u0965\u200c\u200d]+")
+
+
+def romanize_runs(text: str, script: str, scheme: str = DEFAULT_SCHEME, cache: dict | None = None) -> str:
+    """:func:`romanize_brahmic` run by run, each distinct run once (``cache``: run -> Latin).
+
+    Runs are separated by characters sanscript passes through unchanged
+    (spaces, Latin, punctuation), so the result equals :func:`romanize_brahmic`
+    on the whole text; words repeat a lot, so a per-variant cache saves most calls.
+
+    >>> romanize_runs("नमस्ते UN नमस्ते", "Deva")
+    'namastē UN namastē'
+    """
+    cache = {} if cache is None else cache
+
+    def one(m):
+        word = m.group()
+        out = cache.get(word)
+        if out is None:
+            out = cache[word] = romanize_brahmic(word, script, scheme)
+        return out
+
+    return unicodedata.normalize("NFC", native_run(script).sub(one, text))

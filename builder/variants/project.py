@@ -22,7 +22,7 @@ from schemas.records import check_language_code
 from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
 from .checks import CheckConfig, CheckSet, duplicate_groups
 from .parallel import ParallelText, default_expected_lines, read_parallel
-from .scripts import count_letters, dominant_script, script_of
+from .scripts import count_letters, dominant_script, foreign_letters, script_of
 
 SPLITS = ("train", "dev", "test")
 DEFAULT_LICENSE = "CC-BY-SA-4.0"  # FLORES-200 and SIB-200 are CC BY-SA 4.0
@@ -117,17 +117,18 @@ def check_parallel(text: ParallelText, english: Mapping[int, str], ids: Sequence
     checks.add("empty_lines", [i for i, line in enumerate(text.lines) if not line.strip()])
     checks.add("ids_out_of_range", sorted({i for i in ids if not 0 <= i < n}))
     script = script_of(code)
-    shares = [count_letters(line, script) for line in text.lines]
+    foreign = foreign_letters(script)
+    # A line with no letter outside its script is all in script; only the others need counting.
+    shares = [count_letters(line, script) if foreign.search(line) else None for line in text.lines]
     bad_files = []
     for f in text.files:
-        part = shares[f.offset: f.offset + f.n_lines]
-        total, inside = sum(t for t, _ in part), sum(s for _, s in part)
+        total, inside = count_letters("\n".join(text.lines[f.offset: f.offset + f.n_lines]), script)
         share = 1.0 if total == 0 else inside / total
         if share < config.script_file_min_share:
             sample = " ".join(text.lines[f.offset: f.offset + 20])
             bad_files.append({"file": str(f.path), "share": round(share, 4), "dominant": dominant_script(sample)})
     checks.add("script_file", bad_files)
-    bad_lines = [i for i, (t, s) in enumerate(shares) if t and s / t < config.script_line_min_share]
+    bad_lines = [i for i, ts in enumerate(shares) if ts and ts[0] and ts[1] / ts[0] < config.script_line_min_share]
     checks.add("script_lines", bad_lines, n_lines=n)
     covered = sorted(i for i in english if 0 <= i < n and text.lines[i].strip())
     outliers: list[dict] = []

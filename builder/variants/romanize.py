@@ -69,8 +69,9 @@ def get_romanizer(code: str, scheme: str | None = None) -> Romanizer:
         if scheme not in brahmic.SCHEMES:
             raise UsageError(f"unknown scheme {scheme!r} for script {script}; allowed: {', '.join(brahmic.SCHEMES)}")
         brahmic.scheme_maps(script, scheme)  # build and cache the tables now
+        cache: dict[str, str] = {}  # native run -> Latin, for this romanizer (one variant) only
         return Romanizer(script, "indic-transliteration", _version("indic-transliteration"), scheme,
-                         lambda t: brahmic.romanize_brahmic(t, script, scheme),
+                         lambda t: brahmic.romanize_runs(t, script, scheme, cache),
                          lambda t: brahmic.nativize_brahmic(t, script, scheme),
                          lossless=scheme == "iso")
     if script == "Arab":
@@ -84,10 +85,6 @@ def get_romanizer(code: str, scheme: str | None = None) -> Romanizer:
 
 
 # --- round trip ----------------------------------------------------------------------------------
-
-def _native_run(script: str) -> "regex.Pattern":
-    return regex.compile(rf"[\p{{Script={script}}}\u0964\u0965\u200c\u200d]+")
-
 
 def _is_sign(c: str) -> bool:
     if not c:
@@ -136,25 +133,32 @@ def round_trip(texts, romanizer: Romanizer) -> dict:
     """Round trip of every native run of ``texts``: counts of exact runs and of failures by reason."""
     if romanizer.back is None:
         return {"checked": False, "reason": f"{romanizer.tool} defines no way back to the native script"}
-    run = _native_run(romanizer.script)
+    run = brahmic.native_run(romanizer.script)
     joiners = regex.compile("[\u200c\u200d]")
     runs = exact = 0
     reasons: Counter = Counter()
     examples: dict[str, list] = {}
+    seen: dict[str, str | None] = {}  # run -> failure reason (None: exact); words repeat a lot
     for text in texts:
         for m in run.finditer(text):
-            src = joiners.sub("", brahmic.normalize_native(m.group()))
-            if not src:
+            word = m.group()
+            if word not in seen:
+                src = joiners.sub("", brahmic.normalize_native(word))
+                latin = romanizer.romanize(word)
+                back = romanizer.back(latin) if src else src
+                seen[word] = None if back == src else round_trip_reason(src, back)
+                if seen[word] and len(examples.setdefault(seen[word], [])) < 3:
+                    examples[seen[word]].append([src, latin, back])
+                if not src:
+                    seen[word] = ""
+            reason = seen[word]
+            if reason == "":
                 continue
             runs += 1
-            back = romanizer.back(romanizer.romanize(m.group()))
-            if back == src:
+            if reason is None:
                 exact += 1
-                continue
-            reason = round_trip_reason(src, back)
-            reasons[reason] += 1
-            if len(examples.setdefault(reason, [])) < 3:
-                examples[reason].append([src, romanizer.romanize(m.group()), back])
+            else:
+                reasons[reason] += 1
     return {"checked": True, "runs": runs, "exact": exact, "failures": dict(sorted(reasons.items())),
             "examples": examples, "lossless_scheme": romanizer.lossless}
 
@@ -269,7 +273,8 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     sample = natives[:50]
     if romanizer.tool == "uroman":
         _uroman().reset_cache(0)
-    deterministic = [romanizer.romanize(t) for t in sample] == [romanizer.romanize(t) for t in sample]
+    fresh = get_romanizer(code, scheme)  # a second romanizer with its own (empty) cache
+    deterministic = [romanizer.romanize(t) for t in sample] == [fresh.romanize(t) for t in sample]
     rt = round_trip(natives, romanizer) if check_round_trip else {"checked": False, "reason": "skipped"}
     license_id, license_from = _source_license(folder)
     report = {

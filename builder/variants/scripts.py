@@ -174,3 +174,15 @@ def line_shares(lines: Iterable[str], code: str) -> list[tuple[int, int]]:
     [(3, 3), (4, 2)]
     """
     return [count_letters(line, code) for line in lines]
+
+
+@lru_cache(maxsize=None)
+def foreign_letters(code: str) -> "regex.Pattern":
+    """A compiled pattern matching one letter that is neither in script ``code`` nor Common/Inherited.
+
+    >>> bool(foreign_letters("Deva").search("नमस्ते 42!")), bool(foreign_letters("Deva").search("UN नमस्ते"))
+    (False, True)
+    """
+    parts = "".join(rf"\p{{Script={s}}}" for s in unicode_scripts(code))
+    script_letters(code)  # raise ValueError for an unknown code
+    return regex.compile(rf"(?V1)[[\p{{L}}\p{{M}}]--[\p{{Script=Zyyy}}\p{{Script=Zinh}}{parts}]]")
