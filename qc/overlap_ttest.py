@@ -12,6 +12,8 @@ such features, MCTest p < 0.01 (Belebele §3.2). The effect size is Cohen's
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -60,7 +62,9 @@ def feature_ttest(features: pd.DataFrame, feature: str) -> dict:
     if np.ptp(x) == 0 and np.ptp(y) == 0:
         # constant in both groups: equal means separate nothing, different means separate perfectly
         return {**base, "t": None, "p": 1.0 if x[0] == y[0] else 0.0, "constant": True}
-    res = stats.ttest_ind(x, y, equal_var=False)
+    with warnings.catch_warnings():  # near-constant features: scipy warns, the numbers stand
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = stats.ttest_ind(x, y, equal_var=False)
     return {"t": float(res.statistic), "p": float(res.pvalue), "d": cohen_d(x, y), "g": hedges_g(x, y),
             "n_correct": len(x), "n_wrong": len(y), "mean_correct": float(x.mean()),
             "mean_wrong": float(y.mean()), "df": float(res.df)}

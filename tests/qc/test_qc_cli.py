@@ -76,9 +76,12 @@ def test_ci_subprocess_exit_codes(tmp_path):
     """What a CI job does: run the console script and branch on its exit code."""
     exe = shutil.which("builder")
     cmd = [exe] if exe else [sys.executable, "-m", "builder"]
+    clean = tmp_path / "clean-test"
+    clean.mkdir()
+    shutil.copy(QC_DATA / "clean" / "test.jsonl", clean / "test.jsonl")  # the test split alone: faster
     codes = {}
-    for name in ("clean", "always_a", "broken"):
-        proc = subprocess.run([*cmd, "qc", str(QC_DATA / name), "--out", str(tmp_path / name), "-j", "1"],
+    for name, folder in (("clean", clean), ("always_a", QC_DATA / "always_a"), ("broken", QC_DATA / "broken")):
+        proc = subprocess.run([*cmd, "qc", str(folder), "--out", str(tmp_path / name), "-j", "1"],
                               capture_output=True, text=True, timeout=300)
         codes[name] = proc.returncode
     assert codes == {"clean": 0, "always_a": 1, "broken": 2}
