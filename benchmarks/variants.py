@@ -127,13 +127,17 @@ def work(job):
 
 
 def run_once(variants, out: Path, workers: int) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     jobs = sorted(((c, d, dt, out) for c, d, dt in variants), key=lambda j: (not j[0].startswith("urd"),
                                                                                not romanizable(j[0]), j[0]))
     with get_context("fork").Pool(workers) as pool:
         results = pool.map(work, jobs, chunksize=1)
     wall = time.perf_counter() - t0
-    return {"wall": wall, "project_cpu": sum(r[1] for r in results), "romanize_cpu": sum(r[2] for r in results),
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    slowest = sorted(results, key=lambda r: -(r[1] + r[2]))[:3]
+    return {"wall": wall, "cpu": cpu, "slowest": [(r[0], round(r[1] + r[2], 1)) for r in slowest], "project_cpu": sum(r[1] for r in results), "romanize_cpu": sum(r[2] for r in results),
             "romanized": sum(1 for r in results if r[3] is not None),
             "leftover": {r[0]: r[3] for r in results if r[3]}, "n": len(results)}
 
@@ -154,10 +158,14 @@ def main() -> None:
             load = os.getloadavg()[0]
             r = run_once(variants, tmp / f"run{k}", args.workers)
             runs.append(r)
-            print(f"run {k + 1} (1-min load average before: {load:.1f}): {r['wall']:.1f} s wall ({r['n']} projected, {r['romanized']} romanized; "
-                  f"worker time: projection {r['project_cpu']:.1f} s, romanization {r['romanize_cpu']:.1f} s)")
+            print(f"run {k + 1} (1-min load average before: {load:.1f}): {r['wall']:.1f} s wall, "
+                  f"{r['cpu']:.1f} CPU s ({r['n']} projected, {r['romanized']} romanized; worker wall time: "
+                  f"projection {r['project_cpu']:.1f} s, romanization {r['romanize_cpu']:.1f} s; "
+                  f"slowest {r['slowest']})")
         peak_mb = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                       resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+        cpu = statistics.median(r["cpu"] for r in runs)
+        print(f"median CPU: {cpu:.1f} s -> {cpu / args.workers:.1f} s on {args.workers} dedicated cores")
         print(f"median wall: {statistics.median(r['wall'] for r in runs):.1f} s over {len(runs)} runs, "
               f"{args.workers} workers; peak RSS per process {peak_mb:.0f} MiB")
         print(f"native letters left (generated text, --allow-leftover): {runs[-1]['leftover'] or 'none'}")
