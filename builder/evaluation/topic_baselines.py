@@ -43,17 +43,28 @@ CHAR_TFIDF_C_GRID = (0.3, 1.0, 3.0)
 
 
 def ngram_counts(unit: str = DEFAULT_NGRAM_UNIT):
-    """The 1-3-gram ``CountVectorizer`` of the MLP baseline for ``unit``.
+    """The 1-3-gram counter of the MLP baseline for ``unit`` (float32 counts).
+
+    ``word`` is ``CountVectorizer(analyzer="word", ngram_range=(1, 3))``;
+    ``char`` is :class:`~builder.evaluation.ngrams.CharNgramCounts`, which gives
+    the same matrix as ``CountVectorizer(analyzer="char", ngram_range=(1, 3))``
+    several times faster.
 
     Examples
     --------
     >>> ngram_counts("word").fit(["a big cat"]).get_feature_names_out().tolist()
     ['big', 'big cat', 'cat']
+    >>> ngram_counts("char").fit(["ab"]).get_feature_names_out().tolist()
+    ['a', 'ab', 'b']
     """
     from sklearn.feature_extraction.text import CountVectorizer
 
+    from .ngrams import CharNgramCounts
+
     if unit not in NGRAM_UNITS:
         raise UsageError(f"n-gram unit must be one of {', '.join(NGRAM_UNITS)}; found {unit!r}")
+    if unit == "char":
+        return CharNgramCounts((1, 3), dtype=np.float32)
     return CountVectorizer(analyzer=unit, ngram_range=(1, 3), dtype=np.float32)
 
 
@@ -80,13 +91,18 @@ def _mlp(train_x, train_y, dev_x, dev_y, test_x, *, seed, unit=DEFAULT_NGRAM_UNI
 
 
 def _char_tfidf(train_x, train_y, dev_x, dev_y, test_x, *, seed, **_):
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import TfidfTransformer
     from sklearn.svm import LinearSVC
 
-    vec = TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True, dtype=np.float32)
-    X = vec.fit_transform(train_x)
+    from .ngrams import CharNgramCounts
+
+    # = TfidfVectorizer(analyzer="char", ngram_range=(1, 3), sublinear_tf=True), with the faster counter;
+    # float64, which liblinear needs (float32 would be copied at every fit)
+    counts = CharNgramCounts((1, 3), dtype=np.float64)
+    tfidf = TfidfTransformer(sublinear_tf=True)
+    X = tfidf.fit_transform(counts.fit_transform(train_x))
     grid = CHAR_TFIDF_C_GRID if len(dev_y) else (1.0,)
-    Xd = vec.transform(dev_x) if len(dev_y) else None
+    Xd = tfidf.transform(counts.transform(dev_x)) if len(dev_y) else None
     best = None
     for C in grid:
         model = LinearSVC(C=C, random_state=seed).fit(X, train_y)
@@ -97,7 +113,7 @@ def _char_tfidf(train_x, train_y, dev_x, dev_y, test_x, *, seed, **_):
     params = {"analyzer": "char", "ngram_range": [1, 3], "sublinear_tf": True, "model": "LinearSVC", "C": C,
               "C_grid": list(grid), "dev_accuracy": None if dev_acc is None else round(dev_acc, 6),
               "n_features": int(X.shape[1])}
-    return model.predict(vec.transform(test_x)), params
+    return model.predict(tfidf.transform(counts.transform(test_x))), params
 
 
 _FUNCTIONS: dict[str, Callable] = {"majority": _majority, "mlp": _mlp, "char_tfidf": _char_tfidf}

@@ -114,7 +114,23 @@ def test_word_unit_breaks_devanagari_and_unspaced_scripts():
     assert "हिन्दी" not in words and "भाषा" not in words
     # ... and a Chinese sentence without spaces is one "word"
     assert ngram_counts("word").build_analyzer()("我们喜欢学习中文。") == ["我们喜欢学习中文"]
-    assert "中文" in ngram_counts("char").build_analyzer()("我们喜欢学习中文。")
+    assert "中文" in ngram_counts("char").fit(["我们喜欢学习中文。"]).get_feature_names_out().tolist()
+
+
+@pytest.mark.parametrize("variant", ["eng_Latn", "hin_Deva", "zho_Hans", "nqo_Nkoo", "tha_Thai"])
+def test_fast_char_counts_equal_scikit_learns(variant):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from builder.evaluation.ngrams import CharNgramCounts
+
+    train = [r["text"] for r in read_sib_tsv(SIB / variant / "train.tsv")][::4]
+    test = [r["text"] for r in read_sib_tsv(SIB / variant / "test.tsv")][::4] + ["  Mixed   CASE, ünïcode  "]
+    for ngram_range in [(1, 3), (2, 3), (1, 1)]:
+        ref = CountVectorizer(analyzer="char", ngram_range=ngram_range)
+        ours = CharNgramCounts(ngram_range)
+        assert (ref.fit_transform(train) != ours.fit_transform(train)).nnz == 0
+        assert ref.get_feature_names_out().tolist() == ours.get_feature_names_out().tolist()
+        assert (ref.transform(test) != ours.transform(test)).nnz == 0
 
 
 @pytest.mark.parametrize("args,message", [
