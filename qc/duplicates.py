@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .result import CheckResult, VariantData, skipped
-from .textnorm import char_shingles, normalize
+from .textnorm import char_shingles_many, normalize
 
 NAME = "duplicates"
 KINDS = ("mc", "topic")
@@ -60,7 +60,7 @@ def minhash(shingles: list[np.ndarray], num_perm: int, chunk: int = 1 << 15) -> 
 def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5, num_perm: int = 32,
                          bands: int = 8, normalized: bool = False) -> list[tuple[int, int, float]]:
     """Pairs ``(i, j, jaccard)`` of distinct texts whose shingle Jaccard is at least ``threshold``."""
-    sh = [char_shingles(t if normalized else normalize(t), k) for t in texts]
+    sh = char_shingles_many([t if normalized else normalize(t) for t in texts], k)
     sig = minhash(sh, num_perm)
     rows = num_perm // bands
     candidates: set[tuple[int, int]] = set()
@@ -117,6 +117,8 @@ def _within_groups(texts: list[str], groups: list[str], params: dict) -> list[tu
     for i, g in enumerate(groups):
         by_group[g].append(i)
     k, out = params["shingle"], []
+    small = [i for members in by_group.values() if 2 <= len(members) <= 20 for i in members]
+    shingles = dict(zip(small, char_shingles_many([texts[i] for i in small], k)))
     for members in by_group.values():
         if len(members) < 2:
             continue
@@ -125,7 +127,7 @@ def _within_groups(texts: list[str], groups: list[str], params: dict) -> list[tu
                                        num_perm=params["num_perm"], bands=params["bands"], normalized=True)
             out += [(members[a], members[b], j) for a, b, j in sub]
             continue
-        sh = {i: char_shingles(texts[i], k) for i in members}
+        sh = shingles
         for x in range(len(members)):
             for y in range(x + 1, len(members)):
                 a, b = sh[members[x]], sh[members[y]]
@@ -138,19 +140,25 @@ def _within_groups(texts: list[str], groups: list[str], params: dict) -> list[tu
 
 def _scan(table: pd.DataFrame, unit: str, params: dict) -> dict:
     """Exact groups and near pairs among the texts of one split."""
-    groups = table.groupby(table["text"], sort=True)["id"].agg(list)
-    exact = groups[groups.map(len) > 1]
-    distinct = list(groups.index)
+    codes, distinct = pd.factorize(table["text"].to_numpy(dtype=object), sort=True)
+    distinct = list(distinct)
+    members = _members(codes, table["id"].to_numpy(dtype=object), len(distinct))
     if unit == "questions":  # a near-duplicate question only counts under the same passage
         parts = [t.split(" || ", 1) for t in distinct]
         pairs = _within_groups([p[-1] for p in parts], [p[0] for p in parts], params)
     else:
         pairs = near_duplicate_pairs(distinct, threshold=params["near_jaccard"], k=params["shingle"],
                                      num_perm=params["num_perm"], bands=params["bands"], normalized=True)
+    exact = [g for g in members if len(g) > 1]
     return {"exact": int(sum(len(g) - 1 for g in exact)), "distinct": len(distinct), "pairs": len(pairs),
             "involved": len({i for p in pairs for i in p[:2]}),
-            "examples": [g[:3] for g in exact.tolist()[:3]] + [[groups.iloc[i][0], groups.iloc[j][0]]
-                                                                for i, j, _ in pairs[:3]]}
+            "examples": [g[:3] for g in exact[:3]] + [[members[i][0], members[j][0]] for i, j, _ in pairs[:3]]}
+
+
+def _members(codes: np.ndarray, ids: np.ndarray, n: int) -> list[list]:
+    """The ids of each group ``0..n-1`` in table order (what ``groupby(...).agg(list)`` gives)."""
+    order = np.argsort(codes, kind="stable")
+    return [part.tolist() for part in np.split(ids[order], np.cumsum(np.bincount(codes, minlength=n))[:-1])]
 
 
 def run(data: VariantData, params: dict) -> list[CheckResult]:

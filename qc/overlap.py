@@ -40,6 +40,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .overlap_batch import _Units, compute
 from .tokens import TokenCache, moses_language, tokenize, tokenize_many, words
 
 __all__ = [
@@ -200,57 +201,22 @@ def option_features(frame: pd.DataFrame, *, language: str | None = None,
     cache = cache if cache is not None else TokenCache()
     langs = _row_language(frame, language)
     cols = ["passage", "question", *OPTION_COLUMNS]
+    values = frame[cols].astype(str).to_numpy()
     for lang in sorted(set(langs)):
         mask = [x == lang for x in langs]
-        sub = frame.loc[mask, cols]
-        cache.fill(pd.unique(sub.to_numpy().ravel()), lang)
-    vocab = _Vocab()
-    passages: dict[tuple[str, str], _Passage] = {}
+        cache.fill(pd.unique(values[mask].ravel()), lang)
+    # each distinct (language, text) is one unit of word ids
+    lang_codes, lang_names = pd.factorize(pd.Series(langs, dtype=object))
+    text_codes, texts = pd.factorize(values.ravel())
+    pair = text_codes.reshape(values.shape).astype(np.int64) * max(len(lang_names), 1) + lang_codes[:, None]
+    first_cell, unit = np.unique(pair.ravel(), return_index=True, return_inverse=True)[1:]
+    flat_langs = np.repeat(np.asarray(lang_names, dtype=object)[lang_codes], len(cols))
+    units = _Units([cache.get(texts[text_codes[i]], flat_langs[i]) for i in first_cell])
+    unit = unit.reshape(values.shape)
+    feats = compute(units, unit[:, 0], unit[:, 1], unit[:, 2:])
     correct = pd.to_numeric(frame["correct_answer_num"], errors="coerce").fillna(0).astype(int).to_numpy()
-    out = np.zeros((len(frame) * 4, len(FEATURES)))
-    qshare = np.zeros(len(frame) * 4)
-    values = frame[cols].astype(str).to_numpy()
-    lcs_pairs: list[tuple[np.ndarray, np.ndarray]] = []
-    sw_pairs: list[tuple[_Passage, set]] = []
-    ids_of: dict[tuple[str, str], np.ndarray] = {}
-
-    def text_ids(text: str, lang: str) -> np.ndarray:
-        key = (lang, text)
-        if key not in ids_of:
-            ids_of[key] = vocab.ids(cache.get(text, lang))
-        return ids_of[key]
-    for i, (row, lang) in enumerate(zip(values, langs)):
-        key = (lang, row[0])
-        if key not in passages:
-            passages[key] = _Passage(vocab.ids(cache.get(row[0], lang)))
-        p = passages[key]
-        q = text_ids(row[1], lang)
-        qset = set(q.tolist())
-        opts = [text_ids(o, lang) for o in row[2:]]
-        short = _compress(p.ids, {w for o in opts for w in o.tolist()}) if len(p.ids) else p.ids
-        lcs_pairs.extend((short, o) for o in opts)
-        sw_pairs.extend((p, qset | set(o.tolist())) for o in opts)
-        qp = _share(q.tolist(), p.set)
-        for k, o in enumerate(opts):
-            ol = o.tolist()
-            n_o = len(ol)
-            qo = q.tolist() + ol
-            out[4 * i + k] = (
-                _share(ol, p.set),
-                _share(list(zip(ol[:-1], ol[1:])), p.bigrams),
-                n_o,  # divided by the LCS lengths below
-                n_o,
-                _share(ol, qset),
-                _share(qo, p.set),
-                0.0,  # sliding window, below
-            )
-            qshare[4 * i + k] = qp
-    out[:, FEATURES.index("sliding_window")] = _sw(sw_pairs)
-    subseq, substr = _lcs_batch(lcs_pairs)
-    lengths = out[:, 2].copy()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[:, 2] = np.where(lengths > 0, subseq / np.maximum(lengths, 1), 0.0)
-        out[:, 3] = np.where(lengths > 0, substr / np.maximum(lengths, 1), 0.0)
+    out = np.column_stack([feats[f] for f in FEATURES]) if len(frame) else np.zeros((0, len(FEATURES)))
+    qshare = np.repeat(feats["question_passage_share"], 4)
     result = pd.DataFrame(out, columns=list(FEATURES))
     result.insert(0, "row", np.repeat(np.arange(len(frame)), 4))
     result.insert(1, "option", np.tile(np.arange(1, 5), len(frame)))

@@ -40,6 +40,7 @@ MOSES_LANGUAGES = {
 _SENTINEL = "QQSEPQQ"
 _PUNCT_ONLY = regex.compile(r"^[\p{P}\p{S}]+$")
 _BATCH = 256
+_DIGITS = frozenset("0123456789")
 
 
 def moses_language(language: str | None) -> str:
@@ -68,7 +69,37 @@ def _moses(lang: str):
     lower, alpha = frozenset(tok.IsLower), frozenset(tok.IsAlpha)
     tok.islower = lambda text: not set(text).difference(lower)
     tok.isanyalpha = lambda text: any(set(text).intersection(alpha))
+    tok.handles_nonbreaking_prefixes = _nonbreaking_prefixes(tok)
     return MosesPunctNormalizer(lang=lang), tok
+
+
+def _nonbreaking_prefixes(tok):
+    """sacremoses' ``handles_nonbreaking_prefixes`` with the same result, without a regex per token.
+
+    The original tests every token with ``re.search(r"^(\\S+)\\.$", token)``
+    (tokens of ``str.split`` hold no whitespace, so this is "ends in a full stop
+    after at least one character") and looks prefixes up in lists; here the
+    lists are sets and the test is a string method. The lists stay as they are.
+    """
+    prefixes, numeric = frozenset(tok.NONBREAKING_PREFIXES), frozenset(tok.NUMERIC_ONLY_PREFIXES)
+    islower, isanyalpha = tok.islower, tok.isanyalpha
+
+    def handles_nonbreaking_prefixes(text):
+        tokens = text.split()
+        last = len(tokens) - 1
+        for i, token in enumerate(tokens):
+            if len(token) < 2 or token[-1] != ".":
+                continue
+            prefix = token[:-1]
+            if (("." in prefix and isanyalpha(prefix)) or (prefix in prefixes and prefix not in numeric)
+                    or (i != last and islower(tokens[i + 1][0]))):
+                continue
+            if prefix in numeric and i < last and tokens[i + 1][:1] in _DIGITS:
+                continue
+            tokens[i] = prefix + " ."
+        return " ".join(tokens)
+
+    return handles_nonbreaking_prefixes
 
 
 def _one(text: str, lang: str) -> list[str]:
