@@ -14,7 +14,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from schemas.errors import RecipeError, SourceError, SourceNotFoundError
 
@@ -181,3 +181,52 @@ class SourceReader(Reader):
         except json.JSONDecodeError as err:
             return None, self.bad(split, path, f"line {err.lineno}", "malformed_json",
                                   f"malformed JSON: {err.msg} at column {err.colno}")
+
+    def json_array_rows(self, split: str, path: Path, fields: Sequence[str]) -> Iterator[tuple[int, str, dict] | BadRecord]:
+        """Parse a file holding one JSON array of objects; yield ``(index, record, row)`` per object.
+
+        A malformed file, a non-array document, a non-object element or an
+        element lacking one of ``fields`` becomes a :class:`BadRecord` (or an
+        error under ``on_error="raise"``); ``record`` is ``"#<index>"``.
+        """
+        data, bad = self.load_json(split, path)
+        if bad is not None:
+            yield bad
+            return
+        if not isinstance(data, list):
+            yield self.bad(split, path, "line 1", "malformed_json",
+                           f"expected a JSON array of questions, found {type(data).__name__}")
+            return
+        for i, row in enumerate(data):
+            record = f"#{i}"
+            if not isinstance(row, dict):
+                yield self.bad(split, path, record, "malformed_json", f"expected an object, found {type(row).__name__}")
+                continue
+            missing = [k for k in fields if k not in row]
+            if missing:
+                yield self.bad(split, path, record, "missing_field", f"field {missing[0]} is missing")
+                continue
+            yield i, record, row
+
+    def jsonl_objects(self, split: str, path: Path) -> Iterator[tuple[int, str, dict] | BadRecord]:
+        """Yield ``(k, record, object)`` for each non-blank line of a JSON Lines file.
+
+        ``k`` counts the non-blank lines from 0 and ``record`` is ``"line N"``;
+        a line that is not a JSON object becomes a :class:`BadRecord` (or an
+        error under ``on_error="raise"``).
+        """
+        k = -1
+        for n, line in enumerate(self.read_text(path).split("\n"), start=1):
+            if not line.strip():
+                continue
+            k += 1
+            record = f"line {n}"
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                yield self.bad(split, path, record, "malformed_json", f"malformed JSON: {err.msg} at column {err.colno}")
+                continue
+            if not isinstance(obj, dict):
+                yield self.bad(split, path, record, "malformed_json", f"expected an object, found {type(obj).__name__}")
+                continue
+            yield k, record, obj

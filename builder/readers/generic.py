@@ -209,24 +209,15 @@ class JsonlReader(_MappedReader):
 
     def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
         rel = self.rel(path)
-        k = 0
-        for n, line in enumerate(self.read_text(path).split("\n"), start=1):
-            if not line.strip():
+        for got in self.jsonl_objects(split, path):
+            if isinstance(got, BadRecord):
+                yield got
                 continue
-            record = f"line {n}"
+            k, record, obj = got
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                yield self.bad(split, path, record, "malformed_json", f"malformed JSON: {err.msg} at column {err.colno}")
-                k += 1
-                continue
-            try:
-                if not isinstance(obj, dict):
-                    raise _Bad("malformed_json", f"expected an object, found {type(obj).__name__}")
                 yield self.item(split, rel, record, k, lambda c: _dotted(obj, c))
             except _Bad as bad:
                 yield self.bad(split, path, record, bad.reason, bad.message)
-            k += 1
 
 
 class CsvReader(_MappedReader):

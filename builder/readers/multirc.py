@@ -120,19 +120,12 @@ class MultiRCReader(SourceReader):
 
     def _parse_superglue(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
         rel = self.rel(path)
-        for n, line in enumerate(self.read_text(path).split("\n"), start=1):
-            if not line.strip():
+        for got in self.jsonl_objects(split, path):
+            if isinstance(got, BadRecord):
+                yield got
                 continue
-            record = f"line {n}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                yield self.bad(split, path, record, "malformed_json", f"malformed JSON: {err.msg} at column {err.colno}")
-                continue
-            if not isinstance(obj, dict):
-                yield self.bad(split, path, record, "malformed_json", f"expected an object, found {type(obj).__name__}")
-                continue
-            idx = obj.get("idx", n - 1)
+            k, record, obj = got
+            idx = obj.get("idx", k)
             yield from self._paragraph(split, path, rel, obj.get("passage"), f"{split}/{idx}", record, "label")
 
     def _paragraph(self, split, path, rel, para, passage_id, where, flag) -> Iterator[RawMCItem | BadRecord]:

@@ -45,24 +45,12 @@ class SciQReader(SourceReader):
         return [path]
 
     def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
-        data, bad = self.load_json(split, path)
-        if bad is not None:
-            yield bad
-            return
-        if not isinstance(data, list):
-            yield self.bad(split, path, "line 1", "malformed_json",
-                           f"expected a JSON array of questions, found {type(data).__name__}")
-            return
         rel = self.rel(path)
-        for i, row in enumerate(data):
-            record = f"#{i}"
-            if not isinstance(row, dict):
-                yield self.bad(split, path, record, "malformed_json", f"expected an object, found {type(row).__name__}")
+        for got in self.json_array_rows(split, path, _FIELDS):
+            if isinstance(got, BadRecord):
+                yield got
                 continue
-            missing = [k for k in _FIELDS if k not in row]
-            if missing:
-                yield self.bad(split, path, record, "missing_field", f"field {missing[0]} is missing")
-                continue
+            i, record, row = got
             values = [row[k] for k in _FIELDS]
             if not all(isinstance(v, str) for v in values):
                 yield self.bad(split, path, record, "bad_value", f"fields {', '.join(_FIELDS)} must be strings")
