@@ -39,7 +39,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from schemas.errors import RecipeError, SourceNotFoundError
+from schemas.errors import RecipeError
 
 from .base import BadRecord, RawMCItem
 from .common import SourceReader, letter_index

@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from schemas.errors import RecipeError, SourceNotFoundError
+from schemas.errors import RecipeError
 
 from .base import BadRecord, RawMCItem
 from .common import SourceReader, letter_index

@@ -21,7 +21,6 @@ Ids: ``passage_id`` is the paragraph ``id`` (splitv2) or ``"{split}/<idx>"``
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Iterator
