@@ -41,18 +41,61 @@ def _identity(doc):
     return doc
 
 
-def _documents(frame: pd.DataFrame, features: str, cache: TokenCache, language) -> list[list[str]]:
+def _documents(frame: pd.DataFrame, features: str, cache: TokenCache, language) -> tuple[list[str], np.ndarray]:
+    """Words of every document (one per option, in row order), flat, and each document's length."""
     langs = (frame["language"].astype(str).tolist() if language is None and "language" in frame.columns
              else [language or "eng_Latn"] * len(frame))
+    values = frame[["question", *OPTION_COLUMNS]].astype(str).to_numpy()
+    words_of: dict[tuple[str, str], list[str]] = {}
     for lang in sorted(set(langs)):
-        sub = frame.loc[[x == lang for x in langs], ["question", *OPTION_COLUMNS]]
-        cache.fill(pd.unique(sub.astype(str).to_numpy().ravel()), lang)
-    docs = []
-    for row, lang in zip(frame[["question", *OPTION_COLUMNS]].astype(str).itertuples(index=False), langs):
-        q = cache.get(row[0], lang) if features == "question+option" else []
+        sub = values[[x == lang for x in langs]]
+        cache.fill(pd.unique(sub.ravel()), lang)
+        for text in pd.unique(sub.ravel()):
+            words_of[(lang, text)] = cache.get(text, lang)
+    flat: list[str] = []
+    lengths = []
+    with_question = features == "question+option"
+    for row, lang in zip(values, langs):
+        q = words_of[(lang, row[0])] if with_question else []
         for option in row[1:]:
-            docs.append(q + cache.get(option, lang))
-    return docs
+            o = words_of[(lang, option)]
+            flat += q
+            flat += o
+            lengths.append(len(q) + len(o))
+    return flat, np.array(lengths, dtype=np.int64)
+
+
+def count_matrix(flat: list[str], lengths: np.ndarray, max_features: int | None = None):
+    """The matrix ``CountVectorizer(analyzer=identity, max_features=...).fit_transform(docs)`` gives.
+
+    Same columns (terms in sorted order), same counts and the same order of
+    entries within a row (liblinear's sums follow it), built with NumPy from
+    the documents' words given flat (``lengths`` words per document). Falls
+    back to CountVectorizer when the vocabulary exceeds ``max_features``.
+
+    >>> x = count_matrix(["b", "a", "b", "c"], np.array([3, 1]))
+    >>> x.toarray().tolist()
+    [[1, 2, 0], [0, 0, 1]]
+    """
+    from scipy import sparse
+
+    codes, terms = pd.factorize(np.array(flat, dtype=object)) if flat else (np.zeros(0, np.int64), [])
+    n_terms = len(terms)
+    if n_terms == 0 or (max_features is not None and n_terms > max_features):
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        starts = np.concatenate(([0], np.cumsum(lengths)))
+        docs = [flat[a:b] for a, b in zip(starts[:-1], starts[1:])]
+        return CountVectorizer(analyzer=_identity, max_features=max_features).fit_transform(docs).tocsr()
+    owner = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    # entries sorted by (document, order of the term's first appearance), as CountVectorizer sorts them
+    keys, counts = np.unique(owner * n_terms + codes, return_counts=True)
+    rank = np.empty(n_terms, dtype=np.int64)
+    rank[np.argsort(np.asarray(terms, dtype=object), kind="stable")] = np.arange(n_terms)
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(keys // n_terms, minlength=len(lengths)))))
+    x = sparse.csr_matrix((counts.astype(np.int64), rank[keys % n_terms].astype(np.int32),
+                           indptr.astype(np.int32)), shape=(len(lengths), n_terms))
+    return x[:, np.arange(n_terms)]  # what CountVectorizer's feature limiting does when nothing is cut
 
 
 def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, features: str = "question+option",
@@ -77,7 +120,6 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
     dict with ``accuracy``, ``correct``, ``n``, ``p_value`` (one-sided, vs
     ``chance``), ``ci_low``, ``ci_high``, ``folds``, ``seed``, ``features``.
     """
-    from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
 
@@ -85,7 +127,7 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
         raise ValueError(f"features must be one of {', '.join(FEATURE_SETS)}, found {features!r}")
     cache = cache if cache is not None else TokenCache()
     correct = pd.to_numeric(frame["correct_answer_num"], errors="coerce").fillna(0).astype(int).to_numpy()
-    docs = _documents(frame, features, cache, language)
+    flat, lengths = _documents(frame, features, cache, language)
     y = (np.tile(np.arange(1, 5), len(frame)) == np.repeat(correct, 4)).astype(int)
     key = frame["passage_id"] if "passage_id" in frame.columns else frame["passage"]
     codes, uniques = pd.factorize(key.astype(str), sort=True)
@@ -96,7 +138,7 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
     perm = np.random.default_rng(seed).permutation(n_groups)
     groups = perm[codes]
     # The vocabulary is learnt once from all rows (no labels involved); each fold fits its own model.
-    x = CountVectorizer(analyzer=_identity, max_features=max_features).fit_transform(docs).tocsr()
+    x = count_matrix(flat, lengths, max_features)
     pred = np.zeros(len(frame), dtype=int)
     for train_q, test_q in GroupKFold(n_splits=n_splits).split(np.zeros(len(frame)), groups=groups):
         train = (train_q[:, None] * 4 + np.arange(4)).ravel()
