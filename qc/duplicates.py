@@ -49,10 +49,11 @@ def minhash(shingles: list[np.ndarray], num_perm: int, chunk: int = 1 << 15) -> 
         idx = [i for i in range(start, stop) if sizes[i]]
         if idx:
             flat = np.concatenate([shingles[i] for i in idx])
-            with np.errstate(over="ignore"):
-                hashed = (flat[:, None] * a[None, :] + b[None, :]) >> np.uint64(16)
+            hashed = np.multiply.outer(a, flat)  # one row per permutation: the reductions run along rows
+            hashed += b[:, None]
+            hashed >>= np.uint64(16)
             offsets = np.concatenate(([0], np.cumsum(sizes[idx])[:-1]))
-            sig[idx] = np.minimum.reduceat(hashed, offsets, axis=0)
+            sig[idx] = np.minimum.reduceat(hashed, offsets, axis=1).T
         start = stop
     return sig
 

@@ -41,6 +41,7 @@ _SENTINEL = "QQSEPQQ"
 _PUNCT_ONLY = regex.compile(r"^[\p{P}\p{S}]+$")
 _BATCH = 256
 _DIGITS = frozenset("0123456789")
+_WORD: dict[str, str | None] = {}  # token -> its word (None for punctuation), memoised
 
 
 def moses_language(language: str | None) -> str:
@@ -164,7 +165,16 @@ def words(tokens: Iterable[str]) -> list[str]:
     >>> words(["The", "cat", ",", "sat", "."])
     ['the', 'cat', 'sat']
     """
-    return [t.lower() for t in tokens if not _PUNCT_ONLY.match(t)]
+    out = []
+    for t in tokens:
+        w = _WORD.get(t, False)
+        if w is False:
+            w = _WORD[t] = None if _PUNCT_ONLY.match(t) else t.lower()
+            if len(_WORD) > 1 << 20:  # bounded memo
+                _WORD.clear()
+        if w is not None:
+            out.append(w)
+    return out
 
 
 class TokenCache:
