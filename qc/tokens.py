@@ -111,17 +111,14 @@ def _one(text: str, lang: str) -> list[str]:
 def _batch(texts: list[str], lang: str) -> list[list[str]] | None:
     """Tokenise ``texts`` in one call, each between two sentinel words; None if a sentinel broke."""
     joined = f"{_SENTINEL} " + f" {_SENTINEL} ".join(texts) + f" {_SENTINEL}"
-    parts: list[list[str]] = [[]]
-    for t in _one(joined, lang):
-        if t == _SENTINEL:
-            parts.append([])
-        elif _SENTINEL in t:
-            return None
-        else:
-            parts[-1].append(t)
-    if len(parts) != len(texts) + 2 or parts[0] or parts[-1]:
+    toks = _one(joined, lang)
+    cuts = [i for i, t in enumerate(toks) if t == _SENTINEL]
+    # tokens hold no spaces, so any sentinel glued to a word shows up as an extra occurrence here
+    if " ".join(toks).count(_SENTINEL) != len(cuts) or len(cuts) != len(texts) + 1:
         return None
-    return parts[1:-1]
+    if cuts[0] != 0 or cuts[-1] != len(toks) - 1:
+        return None
+    return [toks[a + 1:b] for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def tokenize(text: str, language: str | None = "eng_Latn") -> list[str]:
