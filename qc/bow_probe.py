@@ -48,9 +48,9 @@ def _documents(frame: pd.DataFrame, features: str, cache: TokenCache, language) 
     values = frame[["question", *OPTION_COLUMNS]].astype(str).to_numpy()
     words_of: dict[tuple[str, str], list[str]] = {}
     for lang in sorted(set(langs)):
-        sub = values[[x == lang for x in langs]]
-        cache.fill(pd.unique(sub.ravel()), lang)
-        for text in pd.unique(sub.ravel()):
+        distinct = pd.unique(values[[x == lang for x in langs]].ravel())
+        cache.fill(distinct, lang)
+        for text in distinct:
             words_of[(lang, text)] = cache.get(text, lang)
     flat: list[str] = []
     lengths = []

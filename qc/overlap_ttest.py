@@ -53,8 +53,9 @@ def variant_features(data: VariantData) -> pd.DataFrame:
 
 def feature_ttest(features: pd.DataFrame, feature: str) -> dict:
     """Welch's t-test of one feature, correct vs wrong options, with effect sizes."""
-    x = features.loc[features["correct"], feature].to_numpy(float)
-    y = features.loc[~features["correct"], feature].to_numpy(float)
+    correct = features["correct"].to_numpy(bool)
+    values = features[feature].to_numpy(float)
+    x, y = values[correct], values[~correct]
     base = {"n_correct": len(x), "n_wrong": len(y), "mean_correct": float(x.mean()) if len(x) else None,
             "mean_wrong": float(y.mean()) if len(y) else None, "d": None, "g": None}
     if len(x) < 2 or len(y) < 2:

@@ -42,7 +42,8 @@ def compare_to_pivot(tables: dict[str, pd.DataFrame], pivot: dict[str, pd.DataFr
     missing = sorted(set(ref.index) - set(mine.index))
     extra = sorted(set(mine.index) - set(ref.index))
     both = sorted(set(ref.index) & set(mine.index))
-    changed = [k for k in both if mine[k] != ref[k]]
+    mine_both, ref_both = mine.reindex(both).tolist(), ref.reindex(both).tolist()  # keys are unique
+    changed = [k for k, a, b in zip(both, mine_both, ref_both) if a != b]
     examples = [f"missing {k}" for k in missing[:3]] + [f"extra {k}" for k in extra[:3]] + \
         [f"changed {k}" for k in changed[:3]]
     return {"missing": len(missing), "extra": len(extra), "changed": len(changed), "examples": examples}
