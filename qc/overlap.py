@@ -77,10 +77,6 @@ class _Passage:
         self.ic = np.log1p(1.0 / counts) if len(ids) else np.zeros(0)
 
 
-def _share(items: Sequence, pool: set) -> float:
-    return sum(1 for x in items if x in pool) / len(items) if len(items) else 0.0
-
-
 def _sw(pairs: list[tuple[_Passage, set]]) -> np.ndarray:
     """Sliding-window score of each ``(passage, target word-id set)`` pair, all at once.
 
