@@ -106,59 +106,20 @@ def _sw(pairs: list[tuple[_Passage, set]]) -> np.ndarray:
     return (np.take_along_axis(cs, hi, axis=1) - cs).max(axis=1)
 
 
-def _compress(passage_ids: np.ndarray, words) -> np.ndarray:
-    """The passage with each run of words not in ``words`` collapsed to one breaker (-2).
-
-    Neither the longest common subsequence nor the longest common substring
-    with an option made of ``words`` changes.
-    """
-    pool = set(words.tolist()) if isinstance(words, np.ndarray) else set(words)
-    used = np.fromiter((w in pool for w in passage_ids.tolist()), dtype=bool, count=len(passage_ids))
-    keep = used | np.concatenate(([True], used[:-1]))  # a matched word, or the first of an unmatched run
-    return np.where(used, passage_ids, -2)[keep]
-
-
-def _lcs_batch(pairs: list[tuple[np.ndarray, np.ndarray]], chunk: int = 256) -> tuple[np.ndarray, np.ndarray]:
-    """Longest common subsequence and substring lengths for many ``(passage, option)`` pairs.
-
-    Dynamic programming over option words, vectorised over passage positions
-    and over pairs (sorted by option length, in chunks, padded):
-    ``sub[j] = max(sub[j-1], prev[j], prev[j-1] + eq[j])`` is a running maximum
-    because each row is non-decreasing.
-    """
-    subseq_out = np.zeros(len(pairs))
-    substr_out = np.zeros(len(pairs))
-    order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][1]), len(pairs[i][0])))
-    order = [i for i in order if len(pairs[i][1]) and len(pairs[i][0])]
-    for start in range(0, len(order), chunk):
-        idx = order[start:start + chunk]
-        k = len(idx)
-        m = max(len(pairs[i][1]) for i in idx)
-        n = max(len(pairs[i][0]) for i in idx)
-        opt = np.full((k, m), -1, dtype=np.int64)
-        psg = np.full((k, n), -3, dtype=np.int64)
-        for r, i in enumerate(idx):
-            opt[r, : len(pairs[i][1])] = pairs[i][1]
-            psg[r, : len(pairs[i][0])] = pairs[i][0]
-        subseq = np.zeros((k, n + 1), dtype=np.int32)
-        substr = np.zeros((k, n + 1), dtype=np.int32)
-        best = np.zeros(k, dtype=np.int32)
-        for r in range(m):
-            e = opt[:, r:r + 1] == psg
-            v = np.maximum(subseq[:, 1:], subseq[:, :-1] + e)
-            subseq[:, 1:] = np.maximum.accumulate(v, axis=1)
-            substr[:, 1:] = (substr[:, :-1] + 1) * e
-            best = np.maximum(best, substr.max(axis=1))
-        subseq_out[idx] = subseq[:, -1]
-        substr_out[idx] = best
-    return subseq_out, substr_out
-
-
 def _lcs(passage_ids: np.ndarray, options: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Longest common subsequence and substring lengths of each option with one passage."""
-    words = np.concatenate(options) if options else np.zeros(0, dtype=np.int64)
-    short = _compress(passage_ids, words) if len(passage_ids) else passage_ids
-    return _lcs_batch([(short, o) for o in options])
+    """Longest common subsequence and substring lengths of each option with one passage.
+
+    A one-passage entry point to :func:`qc.overlap_batch.lcs_lengths`, which
+    computes them for a whole variant.
+    """
+    from .overlap_batch import lcs_lengths
+
+    opt_len = np.array([len(o) for o in options], dtype=np.int64)
+    opt = np.concatenate(options).astype(np.int64) if len(options) else np.zeros(0, dtype=np.int64)
+    owner = np.repeat(np.arange(len(options)), opt_len)
+    pos = np.arange(len(opt)) - np.repeat(np.cumsum(opt_len) - opt_len, opt_len)
+    return lcs_lengths(np.asarray(passage_ids, dtype=np.int64), np.array([len(passage_ids)]), opt, owner, pos,
+                       opt_len, np.zeros(len(options), dtype=np.int64))
 
 
 def _row_language(frame: pd.DataFrame, language: str | None) -> list[str]:
