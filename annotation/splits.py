@@ -104,7 +104,7 @@ def write_splits(splits: dict[str, list[LabelledItem]], out_dir, *, labels: Sequ
     """Write ``{train,dev,test}.{tsv,parquet}``, ``labels.txt`` and ``split.json`` as one folder, atomically."""
     import pyarrow as pa
 
-    with staging_dir(out_dir) as tmp:
+    with staging_dir(out_dir, marker="split.json", what="annotate split") as tmp:
         all_ids = [i.item_id for rows in splits.values() for i in rows]
         numeric = bool(all_ids) and all(i.isdigit() for i in all_ids)
         for split in SPLITS:

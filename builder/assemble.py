@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import platform
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from schemas.errors import RecipeError, ToolkitError, UsageError
+from schemas.errors import RecipeError, ToolkitError
 from schemas.records import MC_COLUMNS
 
 from .filters import FourOptions, Ledger, StepContext, get_filter
 from .filters.shuffle import shuffle_options
-from .io import dumps_json, sha256_file, staging_dir, write_jsonl_atomic, write_parquet_atomic, write_text_atomic
+from .io import check_replaceable, dumps_json, sha256_file, staging_dir, write_jsonl_atomic, write_parquet_atomic, write_text_atomic
 from .readers import get_reader
 from .readers.base import BadRecord, RawMCItem
 from .recipe import Recipe, SourceSpec
@@ -261,11 +260,7 @@ def manifest(result: Assembly, files: dict[str, str]) -> dict:
 
 def check_out_dir(out: Path) -> None:
     """Refuse to replace a folder that is not an earlier assembly (it would be deleted)."""
-    if out.exists() and not out.is_dir():
-        raise UsageError("--out must be a folder; found a file", file=out)
-    if out.is_dir() and any(out.iterdir()) and not (out / "manifest.json").is_file():
-        raise UsageError("--out names a non-empty folder without manifest.json; it would be replaced "
-                         "as a whole, so choose a new or empty folder or an earlier assemble output", file=out)
+    check_replaceable(out, "manifest.json", "assemble")
 
 
 def write_assembly(result: Assembly, out: str | Path) -> dict:

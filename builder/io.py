@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from schemas.errors import SchemaError, SourceError, SourceNotFoundError
+from schemas.errors import SchemaError, SourceError, SourceNotFoundError, UsageError
 
 SIB_COLUMNS = ("index_id", "category", "text")
 
@@ -209,15 +209,41 @@ def replace_dir_atomic(staging: Path, target: Path) -> None:
         shutil.rmtree(backup, ignore_errors=True)
 
 
+def check_replaceable(target: str | os.PathLike, marker, what: str) -> None:
+    """Refuse to replace a non-empty folder that is not an earlier output of the same command.
+
+    ``marker`` is the name of a file every such output holds (``"manifest.json"``)
+    or a predicate on the folder. A missing or empty folder is always fine.
+    Raises :class:`UsageError` (exit code 2), since replacing the folder would
+    delete whatever else it holds.
+    """
+    target = Path(target)
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise UsageError("expected an output folder, found a file", file=target)
+    if not any(target.iterdir()):
+        return
+    earlier = marker(target) if callable(marker) else (target / marker).is_file()
+    if not earlier:
+        held = "" if callable(marker) else f" without {marker}"
+        raise UsageError(f"a non-empty folder{held}: it is not an earlier {what} output, and the output folder "
+                         "is replaced as a whole, so choose a new or empty folder", file=target)
+
+
 @contextlib.contextmanager
-def staging_dir(target: str | os.PathLike) -> Iterator[Path]:
+def staging_dir(target: str | os.PathLike, *, marker=None, what: str = "") -> Iterator[Path]:
     """Yield an empty folder beside ``target``; on success it replaces ``target``.
 
     Files inside ``target`` that the caller did not write are not carried over:
-    the new folder is the complete output. On an exception the staging folder
-    is removed and ``target`` is untouched.
+    the new folder is the complete output. With ``marker`` (see
+    :func:`check_replaceable`), a non-empty ``target`` that is not an earlier
+    output of the same command is refused before anything is written. On an
+    exception the staging folder is removed and ``target`` is untouched.
     """
     target = Path(target)
+    if marker is not None:
+        check_replaceable(target, marker, what)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".staging", dir=target.parent))
     try:

@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from builder.io import dumps_json, staging_dir, write_bytes_atomic, write_text_atomic
-from schemas.errors import UsageError
+from builder.io import check_replaceable, dumps_json, staging_dir, write_bytes_atomic, write_text_atomic
 
 from .disparity import DisparityResult
 from .disparity_plot import prr_plot_png
@@ -127,11 +126,7 @@ def _csv(df: pd.DataFrame) -> str:
 
 def check_out_dir(out: Path) -> None:
     """Refuse to replace a non-empty folder that is not an earlier disparity output."""
-    out = Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        if not _is_earlier_output(out):
-            raise UsageError(f"{out} exists and is not an earlier disparity output; the output folder is "
-                             f"replaced as a whole, so give a new or empty folder")
+    check_replaceable(out, _is_earlier_output, "disparity")
 
 
 def _is_earlier_output(out: Path) -> bool:

@@ -148,7 +148,7 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
     terms_by_split = {(s.variant, s.split): s.terms for s in audit.splits}
     data_root = lm_eval_data_root or str(out.resolve())
 
-    with staging_dir(out) as stage:
+    with staging_dir(out, marker="manifest.json", what="export") as stage:
         files: dict[str, dict] = {}
         card_files: dict[str, dict[str, str]] = {}
         sizes: dict[str, dict[str, int]] = {}

@@ -227,7 +227,7 @@ def project_topic(source: str | Path, parallel: Sequence[str | Path], variant: s
     raise_first_error(checks, text, variant, english)
     target = Path(out) / variant
     rows_out: dict[str, int] = {}
-    with staging_dir(target) as stage:
+    with staging_dir(target, marker="variant.json", what="variant") as stage:
         for split, rows in splits.items():
             projected = [{"index_id": r["index_id"], "category": r["category"],
                           "text": text.lines[int(r["index_id"])]} for r in rows]

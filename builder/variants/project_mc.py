@@ -131,7 +131,7 @@ def project_mc(source, translations, variant: str, out, *, config: CheckConfig |
         raise exc(f"{res.count} × {what}; first: {first}", file=tpath)
     rows_out: dict[str, int] = {}
     target = Path(out) / variant
-    with staging_dir(target) as stage:
+    with staging_dir(target, marker="variant.json", what="variant") as stage:
         for split, rows in splits.items():
             items = []
             for r in rows:

@@ -295,7 +295,7 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
         "license_from": license_from,
     }
     target = Path(out) / new_code
-    with staging_dir(target) as stage:
+    with staging_dir(target, marker="variant.json", what="variant") as stage:
         for split, rows in out_rows.items():
             if splits[split][0] == "tsv":
                 write_sib_tsv(stage / f"{split}.tsv", rows)

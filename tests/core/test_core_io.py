@@ -87,3 +87,39 @@ def test_outputs_get_the_umask_modes_not_private_temp_modes(tmp_path):
     assert f.stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "build").stat().st_mode & 0o777 == 0o755
     assert (tmp_path / "build" / "y.txt").stat().st_mode & 0o777 == 0o644
+
+
+def test_staging_dir_refuses_a_foreign_non_empty_folder(tmp_path):
+    from builder.io import check_replaceable
+    from schemas import UsageError
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "thesis.tex").write_text("precious\n")
+    with pytest.raises(UsageError, match=r"out: a non-empty folder without manifest.json: it is not an earlier "
+                                         r"export output"):
+        with staging_dir(out, marker="manifest.json", what="export") as d:
+            (d / "manifest.json").write_text("{}")
+    assert [p.name for p in out.iterdir()] == ["thesis.tex"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left behind
+    (out / "manifest.json").write_text("{}")  # an earlier output may be replaced
+    check_replaceable(out, "manifest.json", "export")
+    check_replaceable(tmp_path / "new", "manifest.json", "export")
+
+
+@pytest.mark.parametrize("args", [
+    ["export", "{sib}/annotated/nqo_Nkoo", "--license", "CC-BY-SA-4.0", "--out", "{out}"],
+    ["annotate", "split", "{sib}/eng/train.tsv", "--out", "{out}"],
+])
+def test_commands_keep_a_foreign_output_folder(tmp_path, args):
+    from click.testing import CliRunner
+
+    from builder.cli.main import cli
+
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me\n")
+    result = CliRunner().invoke(cli, [a.format(sib=SIB, out=out) for a in args])
+    assert result.exit_code == 2, result.output
+    assert "is not an earlier" in result.output
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
