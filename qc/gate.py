@@ -92,9 +92,14 @@ def run_variant(data: VariantData, config: dict) -> list[CheckResult]:
 def _work(args):
     from threadpoolctl import threadpool_limits
 
-    data, config = args
+    data, config = _FORKED_TASKS[args] if isinstance(args, int) else args
     with threadpool_limits(1):  # parallelism is across variants; BLAS threads would oversubscribe
         return run_variant(data, config)
+
+
+#: The tasks of the running gate, for forked workers: they inherit this list, so a
+#: variant's tables reach its worker without being pickled through a pipe.
+_FORKED_TASKS: list = []
 
 
 def _against_hashes(against: LoadedDataset, n: int) -> dict[str, np.ndarray]:
@@ -145,10 +150,14 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     if jobs == 1:
         per_variant = [_work(t) for t in tasks]
     else:
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ctx.Pool(jobs) as pool:
-            per_variant = pool.map(_work, tasks, chunksize=1)  # one variant at a time: no idle worker at the end
+        fork = "fork" in multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if fork else None)
+        _FORKED_TASKS[:] = tasks if fork else []
+        try:
+            with ctx.Pool(jobs) as pool:  # one variant at a time: no idle worker at the end
+                per_variant = pool.map(_work, range(len(tasks)) if fork else tasks, chunksize=1)
+        finally:
+            _FORKED_TASKS.clear()
     results = [r for rs in per_variant for r in rs]
     return QCReport(results=results, variants=ds.variants, kind=ds.kind, config=config,
                     input_name=Path(ds.root).name, against_name=None if against is None else Path(against.root).name)

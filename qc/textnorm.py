@@ -17,6 +17,7 @@ import numpy as np
 import regex
 
 _SPACE = regex.compile(r"\s+")
+_SPLIT_ONLY = "\x1c\x1d\x1e\x1f"  # whitespace to str.split (and str.strip), not to regex's \s
 _BASE = np.uint64(1099511628211)  # FNV prime: any odd 64-bit multiplier works for a rolling hash
 
 
@@ -24,7 +25,10 @@ def normalize(text) -> str:
     """NFKC, case-folded, whitespace collapsed and stripped (the key for exact duplicates)."""
     if text is None:
         return ""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", str(text))).strip().casefold()
+    text = unicodedata.normalize("NFKC", str(text))
+    if any(c in text for c in _SPLIT_ONLY):
+        return _SPACE.sub(" ", text).strip().casefold()
+    return " ".join(text.split()).casefold()  # the same where str.split's whitespace is regex's \s
 
 
 def char_shingles(text: str, k: int) -> np.ndarray:

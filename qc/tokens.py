@@ -21,10 +21,17 @@ tokenised once.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Iterable, Sequence
 
 import regex
+
+try:  # the parser of the ``re`` module (renamed in Python 3.11)
+    from re import _constants as _sre, _parser as _sre_parse
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_constants as _sre
+    import sre_parse as _sre_parse
 
 #: ISO 639-3 (and FLORES macro-language members) -> ISO 639-1 codes that
 #: sacremoses has non-breaking-prefix lists or special rules for.
@@ -71,7 +78,107 @@ def _moses(lang: str):
     tok.islower = lambda text: not set(text).difference(lower)
     tok.isanyalpha = lambda text: any(set(text).intersection(alpha))
     tok.handles_nonbreaking_prefixes = _nonbreaking_prefixes(tok)
-    return MosesPunctNormalizer(lang=lang), tok
+    for name, value in vars(type(tok)).items():  # skip a regex pass where it cannot match
+        if name.isupper() and not name.startswith("_"):
+            guarded = _guard_rules(value)
+            if guarded is not value:
+                setattr(tok, name, guarded)
+    if tok.DEDUPLICATE_SPACE[0].pattern == r"\s+" and tok.DEDUPLICATE_SPACE[1] == " ":
+        # the same result without replacing every single space by a space
+        tok.DEDUPLICATE_SPACE = (re.compile(r"[^\S ]\s*| \s+"), " ")
+    norm = MosesPunctNormalizer(lang=lang)
+    if not (norm.pre_replace_unicode_punct or norm.post_remove_control_chars):
+        norm.normalize = _guarded_normalize(norm.substitutions)
+    return norm, tok
+
+
+def _required_literal(pattern) -> str | None:
+    """A substring every match of ``pattern`` contains, or None when none is known.
+
+    Reads the pattern's top level: consecutive literal characters (a literal
+    repeated at least once counts once) are part of every match, unless the
+    pattern alternates at its top level or ignores case. Used only to skip a
+    substitution on a text that cannot match, so None is always safe.
+
+    >>> _required_literal(r"(\\d) %"), _required_literal(r"\\.' ?$"), _required_literal(r"a|b")
+    (' %', ".'", None)
+    """
+    flags = 0
+    if isinstance(pattern, re.Pattern):
+        flags, pattern = pattern.flags, pattern.pattern
+    if not isinstance(pattern, str) or flags & (re.IGNORECASE | re.VERBOSE):
+        return None
+    return _literal_of(pattern, flags)
+
+
+@lru_cache(maxsize=None)
+def _literal_of(pattern: str, flags: int) -> str | None:
+    """:func:`_required_literal` of a pattern string (parsed once: the rule classes hold thousands of characters)."""
+    try:
+        items = list(_sre_parse.parse(pattern, flags))
+    except Exception:  # noqa: BLE001 - an unparsable pattern just gets no guard
+        return None
+    best, run = "", ""
+    for op, arg in items:
+        if op is _sre.LITERAL:
+            run += chr(arg)
+            continue
+        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) and arg[0] >= 1 and len(arg[2]) == 1 \
+                and arg[2][0][0] is _sre.LITERAL:
+            run += chr(arg[2][0][1])
+        best, run = max(best, run, key=len), ""
+    return max(best, run, key=len) or None
+
+
+class _Guarded:
+    """A compiled pattern whose ``sub`` returns the text unchanged when ``need`` is not in it."""
+
+    __slots__ = ("pattern", "need")
+
+    def __init__(self, pattern: re.Pattern, need: str):
+        self.pattern, self.need = pattern, need
+
+    def sub(self, repl, text, count=0):
+        return self.pattern.sub(repl, text, count) if self.need in text else text
+
+
+def _guard_rules(value):
+    """sacremoses' rule attributes (a pattern, a (pattern, repl) pair or a list of pairs), guarded."""
+    if isinstance(value, re.Pattern):
+        need = _required_literal(value)
+        return _Guarded(value, need) if need else value
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], re.Pattern):
+        guarded = _guard_rules(value[0])
+        return value if guarded is value[0] else (guarded, value[1])
+    if isinstance(value, list) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        out = [_guard_rules(v) for v in value]
+        return out if any(a is not b for a, b in zip(out, value)) else value
+    return value
+
+
+def _guarded_normalize(substitutions):
+    """``MosesPunctNormalizer.normalize`` (no pre/post options) with the same output, fewer passes.
+
+    sacremoses applies each ``(pattern, replacement)`` with ``re.sub`` to the
+    whole text. Here a pass is skipped when the text lacks a substring every
+    match needs, and ``" +" -> " "`` only rewrites runs of two or more spaces
+    (a single space would be replaced by itself).
+    """
+    rules = []
+    for pattern, repl in substitutions:
+        if pattern == " +" and repl == " ":
+            rules.append((re.compile("  +"), repl, "  "))
+        else:
+            rules.append((re.compile(pattern), repl, _required_literal(pattern)))
+
+    def normalize(text):
+        text = str(text)
+        for regexp, repl, need in rules:
+            if need is None or need in text:
+                text = regexp.sub(repl, text)
+        return text.strip()
+
+    return normalize
 
 
 def _nonbreaking_prefixes(tok):
