@@ -18,6 +18,7 @@ Splits are ``train``, ``dev``, ``test`` (and any other ``*.parquet`` stem).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,13 +34,50 @@ _SUFFIXES = (".parquet", ".jsonl", ".tsv")
 _SKIP = {"dropped", "manifest", "labels", "qc_report", "results"}
 
 
+class LazyTables(Mapping):
+    """``tables[variant][split]`` read from the variant's split files on first access.
+
+    What :func:`load_dataset_dir` returns with ``lazy=True`` for a folder per
+    variant: the variants and their split files are known at once, each
+    variant's tables are read (and kept) when first used. A gate that forks
+    one worker per variant thus reads each variant in its worker, and
+    ``--variant`` reads only the variants asked for. A file that cannot be
+    read raises the same error as an eager load, when it is first used.
+    """
+
+    def __init__(self, files: dict[str, dict[str, Path]], loaded: dict[str, dict[str, pd.DataFrame]] | None = None):
+        self._files = files
+        self._loaded = dict(loaded or {})
+
+    def __getitem__(self, variant: str) -> dict[str, pd.DataFrame]:
+        if variant not in self._loaded:
+            self._loaded[variant] = {split: read_table(path) for split, path in self._files[variant].items()}
+        return self._loaded[variant]
+
+    def __iter__(self):
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def read(self, variant: str) -> dict[str, pd.DataFrame]:
+        """The variant's tables, read now unless already kept; this read is not kept."""
+        if variant in self._loaded:
+            return self._loaded[variant]
+        return {split: read_table(path) for split, path in self._files[variant].items()}
+
+    def split_names(self, variant: str) -> list[str]:
+        """The variant's splits, without reading them."""
+        return list(self._files[variant])
+
+
 @dataclass
 class LoadedDataset:
     """Tables of one dataset folder: ``tables[variant][split]`` is a DataFrame."""
 
     root: Path
     kind: str  # "mc" or "topic"
-    tables: dict[str, dict[str, pd.DataFrame]]
+    tables: Mapping[str, dict[str, pd.DataFrame]]
     manifest: dict | None = None
     files: dict[tuple[str, str], Path] = field(default_factory=dict)
 
@@ -48,7 +86,8 @@ class LoadedDataset:
         return sorted(self.tables)
 
     def splits(self, variant: str) -> list[str]:
-        return _order_splits(self.tables[variant])
+        tables = self.tables
+        return _order_splits(tables.split_names(variant) if isinstance(tables, LazyTables) else tables[variant])
 
 
 def _order_splits(names) -> list[str]:
@@ -105,7 +144,7 @@ def _kind(frame: pd.DataFrame, where: Path) -> str:
                       f"nor topic (index_id, category, text) records; found {sorted(cols)}", file=where)
 
 
-def load_dataset_dir(root: str | Path, *, variants=None) -> LoadedDataset:
+def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False) -> LoadedDataset:
     """Load every variant and split under ``root``.
 
     Parameters
@@ -114,6 +153,10 @@ def load_dataset_dir(root: str | Path, *, variants=None) -> LoadedDataset:
         A folder in one of the layouts in the module docstring.
     variants : iterable of str, optional
         Keep only these variants; an unknown name is an error listing the known ones.
+    lazy : bool
+        For a folder per variant, read only the first variant now (to tell
+        the kind of data) and the others when first used (:class:`LazyTables`).
+        Files holding several variants are always read at once.
     """
     root = require_path(root, what="dataset folder", kind="dir")
     manifest = None
@@ -137,26 +180,34 @@ def load_dataset_dir(root: str | Path, *, variants=None) -> LoadedDataset:
                 tables.setdefault(root.name, {})[split] = frame
                 files[(root.name, split)] = path
     else:
+        per_variant: dict[str, dict[str, Path]] = {}
         for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
             split_files = _split_files(sub)
-            if not split_files:
-                continue
-            for split, path in split_files.items():
-                tables.setdefault(sub.name, {})[split] = read_table(path)
-                files[(sub.name, split)] = path
+            if split_files:
+                per_variant[sub.name] = split_files
+                files.update({(sub.name, split): path for split, path in split_files.items()})
+        if variants and per_variant:  # before reading, so that only the variants asked for are read
+            _known(variants, per_variant, root)
+            per_variant = {v: per_variant[v] for v in variants}
+        tables = LazyTables(per_variant)
+        if not lazy:
+            tables = {v: tables[v] for v in tables}
     if not tables:
         raise SourceError("no split files found (expected <split>.parquet/.jsonl/.tsv in the folder "
                           "or in one folder per variant)", file=root)
-    if variants:
-        unknown = sorted(set(variants) - set(tables))
-        if unknown:
-            raise SchemaError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(sorted(tables))}",
-                              file=root)
+    if variants and not isinstance(tables, LazyTables):
+        _known(variants, tables, root)
         tables = {v: tables[v] for v in variants}
     first_variant = next(iter(tables.values()))
     first_path = files[(next(iter(tables)), next(iter(first_variant)))]
     kind = _kind(next(iter(first_variant.values())), first_path)
     return LoadedDataset(root=root, kind=kind, tables=tables, manifest=manifest, files=files)
+
+
+def _known(variants, tables, root: Path) -> None:
+    unknown = sorted(set(variants) - set(tables))
+    if unknown:
+        raise SchemaError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(sorted(tables))}", file=root)
 
 
 def variant_script(variant: str) -> str | None:

@@ -1,6 +1,6 @@
 """The gate: run every enabled check on every variant, in parallel across variants.
 
->>> from builder.dataset import LoadedDataset
+>>> from builder.dataset import LazyTables, LoadedDataset
 >>> import pandas as pd
 >>> ds = LoadedDataset(root=__import__("pathlib").Path("x"), kind="topic", tables={"eng_Latn": {
 ...     "train": pd.DataFrame({"index_id": [1, 2], "category": ["a", "b"], "text": ["A cat.", "A dog."],
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from builder.dataset import LoadedDataset
+from builder.dataset import LazyTables, LoadedDataset
 
 from .config import load_config  # noqa: F401  (re-exported for the doctest and callers)
 from .contamination import passage_ngrams, text_column
@@ -73,7 +73,7 @@ def _declared_licenses(ds: LoadedDataset, variant: str) -> dict[str, str | None]
             declared = None
     if declared is None and isinstance(ds.manifest, dict) and isinstance(ds.manifest.get("license"), str):
         declared = ds.manifest["license"] or None
-    return {split: declared for split in ds.tables[variant]}
+    return {split: declared for split in ds.splits(variant)}
 
 
 def run_variant(data: VariantData, config: dict) -> list[CheckResult]:
@@ -89,17 +89,24 @@ def run_variant(data: VariantData, config: dict) -> list[CheckResult]:
     return out
 
 
-def _work(args):
+def _work(arg):
+    """Run the checks of one variant: ``arg`` is a task, or its index in :data:`_FORKED` (forked workers)."""
     from threadpoolctl import threadpool_limits
 
-    data, config = _FORKED_TASKS[args] if isinstance(args, int) else args
+    shared, (variant, against, licenses) = (_FORKED[0], _FORKED[1][arg]) if isinstance(arg, int) else arg
+    ds, config, pivot = shared
+    # read here, in the worker, when the dataset was loaded lazily (and not kept: the worker moves on)
+    splits = ds.tables.read(variant) if isinstance(ds.tables, LazyTables) else ds.tables[variant]
+    data = VariantData(variant=variant, kind=ds.kind, tables={s: splits[s] for s in ds.splits(variant)},
+                       pivot_name=config["pivot"], pivot=pivot, pivot_missing=pivot is None, against=against,
+                       licenses=licenses, seed=config["seed"])
     with threadpool_limits(1):  # parallelism is across variants; BLAS threads would oversubscribe
         return run_variant(data, config)
 
 
-#: The tasks of the running gate, for forked workers: they inherit this list, so a
-#: variant's tables reach its worker without being pickled through a pipe.
-_FORKED_TASKS: list = []
+#: ``(shared, tasks)`` of the running gate, for forked workers: they inherit it, so
+#: nothing but a task's index goes through the pipe.
+_FORKED: list = []
 
 
 def _against_hashes(against: LoadedDataset, n: int) -> dict[str, np.ndarray]:
@@ -134,30 +141,28 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     hashes = None
     if against is not None and config["checks"]["contamination"]["enabled"]:
         hashes = _against_hashes(against, config["checks"]["contamination"]["ngram"])
+    shared = (ds, config, pivot_tables)
     tasks = []
     for variant in ds.variants:
         against_v = None
         if hashes is not None:
             against_v = {variant: hashes[variant]} if variant in hashes else (hashes if len(hashes) == 1 else {})
-        tables = {split: ds.tables[variant][split] for split in ds.splits(variant)}
-        data = VariantData(variant=variant, kind=ds.kind, tables=tables, pivot_name=pivot_name,
-                           pivot=pivot_tables, pivot_missing=pivot_tables is None, against=against_v,
-                           licenses=_declared_licenses(ds, variant), seed=config["seed"])
-        tasks.append((data, config))
+        tasks.append((variant, against_v, _declared_licenses(ds, variant)))
     jobs = max(1, min(jobs, len(tasks)))
     if jobs > 1:
         _prewarm(ds.variants)
     if jobs == 1:
-        per_variant = [_work(t) for t in tasks]
+        per_variant = [_work((shared, t)) for t in tasks]
     else:
         fork = "fork" in multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if fork else None)
-        _FORKED_TASKS[:] = tasks if fork else []
+        _FORKED[:] = [shared, tasks] if fork else []
         try:
             with ctx.Pool(jobs) as pool:  # one variant at a time: no idle worker at the end
-                per_variant = pool.map(_work, range(len(tasks)) if fork else tasks, chunksize=1)
+                per_variant = pool.map(_work, range(len(tasks)) if fork else [(shared, t) for t in tasks],
+                                       chunksize=1)
         finally:
-            _FORKED_TASKS.clear()
+            _FORKED.clear()
     results = [r for rs in per_variant for r in rs]
     return QCReport(results=results, variants=ds.variants, kind=ds.kind, config=config,
                     input_name=Path(ds.root).name, against_name=None if against is None else Path(against.root).name)

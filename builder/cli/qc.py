@@ -15,18 +15,23 @@ from schemas.errors import ExitStatus, QCGateFailed, ToolkitError
 from .common import pass_app
 
 
-def _load(path, what: str, variants=None):
-    from builder.dataset import load_dataset_dir
-
+def _unreadable(call, path, what: str, also=(OSError, ValueError)):
+    """Run ``call``; a read error becomes a one-line ToolkitError with the gate's exit code 2."""
     try:
-        return load_dataset_dir(path, variants=variants or None)
+        return call()
     except ToolkitError as err:
         err.exit_code = ExitStatus.UNREADABLE
         raise
-    except (OSError, ValueError) as err:  # unreadable file, bad Parquet/JSON the loader did not wrap
+    except also as err:  # unreadable file, bad Parquet/JSON the loader did not wrap
         wrapped = ToolkitError(f"cannot read {what}: {err}", file=path)
         wrapped.exit_code = ExitStatus.UNREADABLE
         raise wrapped from None
+
+
+def _load(path, what: str, variants=None, lazy: bool = False):
+    from builder.dataset import load_dataset_dir
+
+    return _unreadable(lambda: load_dataset_dir(path, variants=variants or None, lazy=lazy), path, what)
 
 
 @click.command(name="qc")
@@ -55,10 +60,12 @@ def qc(app, dataset, config_path, out_dir, against, variants, jobs):
     from qc.report import write_reports
 
     config = load_config(config_path)
-    ds = _load(dataset, "dataset", variants)
+    ds = _load(dataset, "dataset", variants, lazy=True)  # each variant is read by the worker that checks it
     ref = _load(against, "--contamination-against set") if against is not None else None
     app.info(f"qc: {len(ds.variants)} variant(s) of {ds.kind} data in {dataset}")
-    report = run_gate(ds, config, against=ref, jobs=jobs or default_jobs())
+    # variants are read during the gate: a file that cannot be read still exits 2 (a bug in a check does not)
+    report = _unreadable(lambda: run_gate(ds, config, against=ref, jobs=jobs or default_jobs()), dataset,
+                         "dataset", also=(OSError,))
     json_path, md_path = write_reports(report, out_dir or dataset)
     gated = sum(1 for r in report.results if r.gate and not r.skipped)
     if report.passed:

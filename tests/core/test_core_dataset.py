@@ -51,3 +51,39 @@ def test_empty_folder_is_a_clear_error(tmp_path):
 def test_variant_script():
     assert variant_script("hin_Deva") == "Deva"
     assert variant_script("results") is None
+
+
+def test_lazy_load_reads_a_variant_when_first_used(tmp_path):
+    from builder.dataset import LazyTables
+
+    src = SIB / "annotated"
+    eager = load_dataset_dir(src)
+    lazy = load_dataset_dir(src, lazy=True)
+    assert isinstance(lazy.tables, LazyTables) and lazy.kind == eager.kind == "topic"
+    assert lazy.variants == eager.variants and lazy.files == eager.files
+    assert set(lazy.tables._loaded) == {lazy.variants[0]}  # only the first variant, to tell the kind
+    assert lazy.splits("hin_Deva") == eager.splits("hin_Deva")
+    assert "hin_Deva" not in lazy.tables._loaded
+    fresh = lazy.tables.read("hin_Deva")  # read, not kept
+    assert "hin_Deva" not in lazy.tables._loaded
+    for split, frame in eager.tables["hin_Deva"].items():
+        pd.testing.assert_frame_equal(fresh[split], frame)
+        pd.testing.assert_frame_equal(lazy.tables["hin_Deva"][split], frame)
+    assert "hin_Deva" in lazy.tables._loaded
+
+
+def test_variant_filter_reads_only_the_variants_asked_for(tmp_path):
+    src = SIB / "annotated"
+    for name in ("eng_Latn", "fra_Latn"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "dev.tsv").write_bytes((src / name / "dev.tsv").read_bytes())
+    (tmp_path / "zzz_Latn").mkdir()
+    (tmp_path / "zzz_Latn" / "dev.parquet").write_bytes(b"not parquet")
+    with pytest.raises(SourceError, match=r"zzz_Latn.*dev\.parquet.*cannot read Parquet"):
+        load_dataset_dir(tmp_path)
+    ds = load_dataset_dir(tmp_path, variants=["fra_Latn"])  # the broken variant is never read
+    assert ds.variants == ["fra_Latn"] and len(ds.tables["fra_Latn"]["dev"]) > 0
+    lazy = load_dataset_dir(tmp_path, lazy=True)
+    assert lazy.variants == ["eng_Latn", "fra_Latn", "zzz_Latn"]
+    with pytest.raises(SourceError, match=r"zzz_Latn.*dev\.parquet"):
+        lazy.tables["zzz_Latn"]

@@ -85,3 +85,17 @@ def test_ci_subprocess_exit_codes(tmp_path):
                               capture_output=True, text=True, timeout=300)
         codes[name] = proc.returncode
     assert codes == {"clean": 0, "always_a": 1, "broken": 2}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_variant_read_by_its_worker_still_exits_2_naming_the_file(tmp_path, jobs):
+    """Variants are read where they are checked; a broken one is an input error, not a crash or a report."""
+    data = tmp_path / "data"
+    shutil.copytree(QC_DATA / "pivot", data)
+    (data / "zul_Latn").mkdir()
+    (data / "zul_Latn" / "test.parquet").write_bytes(b"PAR1 truncated")
+    result = _run(data, "--out", tmp_path / "out", "-j", jobs)
+    assert result.exit_code == 2, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith("error: ") and "zul_Latn/test.parquet" in line and "cannot read Parquet" in line
+    assert not (tmp_path / "out" / "qc_report.json").exists()
