@@ -115,9 +115,12 @@ def _required_literal(pattern) -> str | None:
 def _literal_of(pattern: str, flags: int) -> str | None:
     """:func:`_required_literal` of a pattern string (parsed once: the rule classes hold thousands of characters)."""
     try:
-        items = list(_sre_parse.parse(pattern, flags))
+        parsed = _sre_parse.parse(pattern, flags)
     except Exception:  # noqa: BLE001 - an unparsable pattern just gets no guard
         return None
+    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):  # also set inline, as (?i)
+        return None
+    items = list(parsed)
     best, run = "", ""
     for op, arg in items:
         if op is _sre.LITERAL:
@@ -142,9 +145,88 @@ class _Guarded:
         return self.pattern.sub(repl, text, count) if self.need in text else text
 
 
+_ONE_CHAR = (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN, _sre.ANY)
+
+
+@lru_cache(maxsize=None)
+def _window_of(pattern: str, flags: int) -> tuple[str, int, int] | None:
+    """``(char, offset, width)`` when every match is ``width`` characters with ``char`` at ``offset``.
+
+    That holds for a pattern made only of single-character items (literals,
+    classes, groups of one such item), no anchors, repeats or alternation,
+    with at least one literal; the character is the first literal that is
+    neither a letter, a digit nor whitespace (those are too common for the
+    windows to pay): ``([^a])'([^a])`` gives ``("'", 1, 3)``.
+
+    >>> _window_of(r"([^a])'([^a])", 0), _window_of(r"[,]$", 0), _window_of(r"a+", 0)
+    (("'", 1, 3), None, None)
+    """
+    if flags & (re.IGNORECASE | re.VERBOSE):
+        return None
+    try:
+        parsed = _sre_parse.parse(pattern, flags)
+    except Exception:  # noqa: BLE001 - an unparsable pattern is just not windowed
+        return None
+    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):  # also set inline, as (?i)
+        return None
+    items = list(parsed)
+    anchor = None
+    for i, (op, arg) in enumerate(items):
+        if op is _sre.SUBPATTERN:
+            if arg[1] or arg[2] or len(arg[3]) != 1:  # flags changed inside, or more than one item
+                return None
+            op, arg = list(arg[3])[0]
+        if op not in _ONE_CHAR:
+            return None
+        if op is _sre.LITERAL and anchor is None and not (chr(arg).isalnum() or chr(arg).isspace()):
+            anchor = (chr(arg), i)  # punctuation: rare in text, so the windows are few
+    return None if anchor is None else (anchor[0], anchor[1], len(items))
+
+
+class _Windowed:
+    """A fixed-width pattern applied only around each occurrence of its literal character.
+
+    Every match is ``width`` characters with ``char`` at ``offset``, so a match
+    lies inside the window ``[p - offset, p - offset + width)`` of the
+    occurrence ``p`` it contains. Overlapping windows are merged; text between
+    windows cannot match, and a scan of a window sees exactly what the scan of
+    the whole text sees there. ``sub`` therefore gives ``pattern.sub``'s result
+    while the regex engine only visits the windows.
+    """
+
+    __slots__ = ("pattern", "char", "offset", "width")
+
+    def __init__(self, pattern: re.Pattern, window: tuple[str, int, int]):
+        self.pattern = pattern
+        self.char, self.offset, self.width = window
+
+    def sub(self, repl, text, count=0):
+        if count:
+            return self.pattern.sub(repl, text, count)
+        char, k, w = self.char, self.offset, self.width
+        p = text.find(char)
+        if p < 0:
+            return text
+        n, done, parts, sub = len(text), 0, [], self.pattern.sub
+        while p >= 0:
+            a, b = max(p - k, 0), min(p - k + w, n)
+            q = text.find(char, p + 1)
+            while q >= 0 and q - k < b:  # the next window overlaps: merge
+                b = min(q - k + w, n)
+                q = text.find(char, q + 1)
+            parts.append(text[done:a])
+            parts.append(sub(repl, text[a:b]))
+            done, p = b, q
+        parts.append(text[done:])
+        return "".join(parts)
+
+
 def _guard_rules(value):
     """sacremoses' rule attributes (a pattern, a (pattern, repl) pair or a list of pairs), guarded."""
     if isinstance(value, re.Pattern):
+        window = _window_of(value.pattern, value.flags) if isinstance(value.pattern, str) else None
+        if window is not None:
+            return _Windowed(value, window)
         need = _required_literal(value)
         return _Guarded(value, need) if need else value
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], re.Pattern):
@@ -253,7 +335,7 @@ def tokenize_many(texts: Sequence[str], language: str | None = "eng_Latn") -> li
     out: list[list[str]] = []
     for start in range(0, len(texts), _BATCH):
         chunk = [str(t) for t in texts[start:start + _BATCH]]
-        risky = [i for i, t in enumerate(chunk) if _SENTINEL in t or "\n" in t or "\r" in t]
+        risky = [i for i, t in enumerate(chunk) if _SENTINEL in t]
         safe = [t for i, t in enumerate(chunk) if i not in set(risky)]
         parts = _batch(safe, lang) if safe else []
         if parts is None:  # a text glued to a sentinel: tokenise each text alone

@@ -105,6 +105,7 @@ def test_required_literal_reads_only_what_every_match_holds():
     assert _required_literal(r"a|b") is None  # top-level alternation: no single literal
     assert _required_literal(r"x?y") == "y"  # an optional literal is not required
     assert _required_literal(re.compile("abc", re.IGNORECASE)) is None
+    assert _required_literal("(?i)abc") is None
 
 
 @settings(max_examples=300, deadline=None)
@@ -121,3 +122,28 @@ def test_duplicate_key_normalisation_keeps_its_definition(text):
 
     expected = regex.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
     assert normalize(text) == expected
+
+
+_WINDOW_PATTERNS = [(r"([^a])'([^a])", r"\1 ' \2"), (r"([a])'([a])", r"\1 '\2"), (r"([^a1])'([a])", r"\1 ' \2"),
+                    (r"([^0-9])[,]", r"\1 , "), (r"[,]([^0-9])", r" , \1"), (r"(1)'(s)", r"\1 '\2"), (r"\(", " ( ")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="a1s ',(x", max_size=40), st.sampled_from(_WINDOW_PATTERNS))
+def test_windowed_substitution_equals_a_whole_text_pass(text, rule):
+    """Applying a fixed-width rule only around its literal gives re.sub's result, also for adjacent hits."""
+    from qc.tokens import _window_of, _Windowed
+
+    pattern, repl = re.compile(rule[0]), rule[1]
+    window = _window_of(pattern.pattern, pattern.flags)
+    assert window is not None
+    assert _Windowed(pattern, window).sub(repl, text) == pattern.sub(repl, text)
+
+
+def test_only_fixed_width_patterns_are_windowed():
+    from qc.tokens import _window_of
+
+    assert _window_of(r"([^a])'([^a])", 0) == ("'", 1, 3)
+    assert _window_of(r"[,]([^0-9])", 0) == (",", 0, 2)
+    for pattern in (r"([0-9])[,]$", r"\.{2,}", r"a'|b", r"(?<=a)'", r"x y", r"'+", r"(?i)a'b"):
+        assert _window_of(pattern, 0) is None, pattern
