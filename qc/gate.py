@@ -89,10 +89,15 @@ def run_variant(data: VariantData, config: dict) -> list[CheckResult]:
     return out
 
 
-def _work(arg):
-    """Run the checks of one variant: ``arg`` is a task, or its index in :data:`_FORKED` (forked workers)."""
+def _one_blas_thread():
+    """Parallelism is across variants: BLAS threads would oversubscribe the cores (set once per worker)."""
     from threadpoolctl import threadpool_limits
 
+    return threadpool_limits(1)
+
+
+def _work(arg):
+    """Run the checks of one variant: ``arg`` is a task, or its index in :data:`_FORKED` (forked workers)."""
     shared, (variant, against, licenses) = (_FORKED[0], _FORKED[1][arg]) if isinstance(arg, int) else arg
     ds, config, pivot = shared
     # read here, in the worker, when the dataset was loaded lazily (and not kept: the worker moves on)
@@ -100,8 +105,7 @@ def _work(arg):
     data = VariantData(variant=variant, kind=ds.kind, tables={s: splits[s] for s in ds.splits(variant)},
                        pivot_name=config["pivot"], pivot=pivot, pivot_missing=pivot is None, against=against,
                        licenses=licenses, seed=config["seed"])
-    with threadpool_limits(1):  # parallelism is across variants; BLAS threads would oversubscribe
-        return run_variant(data, config)
+    return run_variant(data, config)
 
 
 #: ``(shared, tasks)`` of the running gate, for forked workers: they inherit it, so
@@ -152,13 +156,15 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     if jobs > 1:
         _prewarm(ds.variants)
     if jobs == 1:
-        per_variant = [_work((shared, t)) for t in tasks]
+        with _one_blas_thread():
+            per_variant = [_work((shared, t)) for t in tasks]
     else:
         fork = "fork" in multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if fork else None)
         _FORKED[:] = [shared, tasks] if fork else []
         try:
-            with ctx.Pool(jobs) as pool:  # one variant at a time: no idle worker at the end
+            # one variant per task: no worker sits idle at the end
+            with ctx.Pool(jobs, initializer=_one_blas_thread) as pool:
                 per_variant = pool.map(_work, range(len(tasks)) if fork else [(shared, t) for t in tasks],
                                        chunksize=1)
         finally:
