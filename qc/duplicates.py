@@ -31,7 +31,7 @@ KINDS = ("mc", "topic")
 _P = np.random.default_rng(20130).integers(1, 2**63, size=(2, 1024), dtype=np.uint64) | np.uint64(1)
 
 
-def minhash(shingles: list[np.ndarray], num_perm: int, chunk: int = 1 << 15) -> np.ndarray:
+def minhash(shingles: list[np.ndarray], num_perm: int, chunk: int = 1 << 13) -> np.ndarray:
     """MinHash signatures, shape ``(len(shingles), num_perm)``, with multiply-shift hashing.
 
     Texts are processed in chunks of about ``chunk`` shingles: one vectorised

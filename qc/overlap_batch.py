@@ -116,7 +116,7 @@ def lcs_lengths(psg, psg_len, opt, opt_owner, opt_pos, opt_len, pair_psg,
     return subseq_out, substr_out
 
 
-def sliding_window(weight, w_owner, w_pos, width_of_pair, window, chunk: int = 2048) -> np.ndarray:
+def sliding_window(weight, w_owner, w_pos, width_of_pair, window, chunk: int = 256) -> np.ndarray:
     """Best sum of ``window[u]`` consecutive weights of pair ``u`` (weights given as a ragged array)."""
     n = len(window)
     out = np.zeros(n)
