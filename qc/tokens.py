@@ -51,6 +51,7 @@ _DIGITS = frozenset("0123456789")
 _WORD: dict[str, str | None] = {}  # token -> its word (None for punctuation), memoised
 
 
+@lru_cache(maxsize=4096)
 def moses_language(language: str | None) -> str:
     """The sacremoses language for a FLORES code (``eng_Latn``) or ISO 639-1 code.
 
@@ -301,7 +302,13 @@ def _batch(texts: list[str], lang: str) -> list[list[str]] | None:
     """Tokenise ``texts`` in one call, each between two sentinel words; None if a sentinel broke."""
     joined = f"{_SENTINEL} " + f" {_SENTINEL} ".join(texts) + f" {_SENTINEL}"
     toks = _one(joined, lang)
-    cuts = [i for i, t in enumerate(toks) if t == _SENTINEL]
+    cuts, at = [], -1
+    while True:  # positions of the sentinel tokens (list.index searches in C)
+        try:
+            at = toks.index(_SENTINEL, at + 1)
+        except ValueError:
+            break
+        cuts.append(at)
     # tokens hold no spaces, so any sentinel glued to a word shows up as an extra occurrence here
     if " ".join(toks).count(_SENTINEL) != len(cuts) or len(cuts) != len(texts) + 1:
         return None
