@@ -45,9 +45,9 @@ class LazyTables(Mapping):
     read raises the same error as an eager load, when it is first used.
     """
 
-    def __init__(self, files: dict[str, dict[str, Path]], loaded: dict[str, dict[str, pd.DataFrame]] | None = None):
+    def __init__(self, files: dict[str, dict[str, Path]]):
         self._files = files
-        self._loaded = dict(loaded or {})
+        self._loaded: dict[str, dict[str, pd.DataFrame]] = {}
 
     def __getitem__(self, variant: str) -> dict[str, pd.DataFrame]:
         if variant not in self._loaded:

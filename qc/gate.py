@@ -1,6 +1,6 @@
 """The gate: run every enabled check on every variant, in parallel across variants.
 
->>> from builder.dataset import LazyTables, LoadedDataset
+>>> from builder.dataset import LoadedDataset
 >>> import pandas as pd
 >>> ds = LoadedDataset(root=__import__("pathlib").Path("x"), kind="topic", tables={"eng_Latn": {
 ...     "train": pd.DataFrame({"index_id": [1, 2], "category": ["a", "b"], "text": ["A cat.", "A dog."],

@@ -93,6 +93,33 @@ def _moses(lang: str):
     return norm, tok
 
 
+def _top_level(pattern) -> list | None:
+    """The top-level items of a pattern (string or compiled), or None when it cannot be read safely.
+
+    None for patterns that ignore case or are verbose (flag or inline ``(?i)``),
+    and for anything the ``re`` parser rejects: the callers then leave the
+    pattern as it is.
+    """
+    flags = 0
+    if isinstance(pattern, re.Pattern):
+        flags, pattern = pattern.flags, pattern.pattern
+    if not isinstance(pattern, str) or flags & (re.IGNORECASE | re.VERBOSE):
+        return None
+    return _parse(pattern, flags)
+
+
+@lru_cache(maxsize=None)
+def _parse(pattern: str, flags: int) -> list | None:
+    """:func:`_top_level` of a pattern string, parsed once (the rule classes hold thousands of characters)."""
+    try:
+        parsed = _sre_parse.parse(pattern, flags)
+    except Exception:  # noqa: BLE001 - an unparsable pattern is just left alone
+        return None
+    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):  # also set inline, as (?i)
+        return None
+    return list(parsed)
+
+
 def _required_literal(pattern) -> str | None:
     """A substring every match of ``pattern`` contains, or None when none is known.
 
@@ -104,24 +131,9 @@ def _required_literal(pattern) -> str | None:
     >>> _required_literal(r"(\\d) %"), _required_literal(r"\\.' ?$"), _required_literal(r"a|b")
     (' %', ".'", None)
     """
-    flags = 0
-    if isinstance(pattern, re.Pattern):
-        flags, pattern = pattern.flags, pattern.pattern
-    if not isinstance(pattern, str) or flags & (re.IGNORECASE | re.VERBOSE):
+    items = _top_level(pattern)
+    if items is None:
         return None
-    return _literal_of(pattern, flags)
-
-
-@lru_cache(maxsize=None)
-def _literal_of(pattern: str, flags: int) -> str | None:
-    """:func:`_required_literal` of a pattern string (parsed once: the rule classes hold thousands of characters)."""
-    try:
-        parsed = _sre_parse.parse(pattern, flags)
-    except Exception:  # noqa: BLE001 - an unparsable pattern just gets no guard
-        return None
-    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):  # also set inline, as (?i)
-        return None
-    items = list(parsed)
     best, run = "", ""
     for op, arg in items:
         if op is _sre.LITERAL:
@@ -149,8 +161,7 @@ class _Guarded:
 _ONE_CHAR = (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN, _sre.ANY)
 
 
-@lru_cache(maxsize=None)
-def _window_of(pattern: str, flags: int) -> tuple[str, int, int] | None:
+def _window_of(pattern) -> tuple[str, int, int] | None:
     """``(char, offset, width)`` when every match is ``width`` characters with ``char`` at ``offset``.
 
     That holds for a pattern made only of single-character items (literals,
@@ -159,18 +170,12 @@ def _window_of(pattern: str, flags: int) -> tuple[str, int, int] | None:
     neither a letter, a digit nor whitespace (those are too common for the
     windows to pay): ``([^a])'([^a])`` gives ``("'", 1, 3)``.
 
-    >>> _window_of(r"([^a])'([^a])", 0), _window_of(r"[,]$", 0), _window_of(r"a+", 0)
+    >>> _window_of(r"([^a])'([^a])"), _window_of(r"[,]$"), _window_of(r"a+")
     (("'", 1, 3), None, None)
     """
-    if flags & (re.IGNORECASE | re.VERBOSE):
+    items = _top_level(pattern)
+    if items is None:
         return None
-    try:
-        parsed = _sre_parse.parse(pattern, flags)
-    except Exception:  # noqa: BLE001 - an unparsable pattern is just not windowed
-        return None
-    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):  # also set inline, as (?i)
-        return None
-    items = list(parsed)
     anchor = None
     for i, (op, arg) in enumerate(items):
         if op is _sre.SUBPATTERN:
@@ -225,7 +230,7 @@ class _Windowed:
 def _guard_rules(value):
     """sacremoses' rule attributes (a pattern, a (pattern, repl) pair or a list of pairs), guarded."""
     if isinstance(value, re.Pattern):
-        window = _window_of(value.pattern, value.flags) if isinstance(value.pattern, str) else None
+        window = _window_of(value)
         if window is not None:
             return _Windowed(value, window)
         need = _required_literal(value)
