@@ -31,17 +31,26 @@ def normalize(text) -> str:
     return " ".join(text.split()).casefold()  # the same where str.split's whitespace is regex's \s
 
 
+def rolling_hashes(values: np.ndarray, k: int) -> np.ndarray:
+    """64-bit polynomial hash of every window of ``k`` consecutive ``values`` (uint64), in order.
+
+    >>> rolling_hashes(np.array([1, 2, 3], dtype=np.uint64), 2).tolist() == [1 * int(_BASE) + 2, 2 * int(_BASE) + 3]
+    True
+    """
+    n = len(values) - k + 1
+    h = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(k):
+            h = h * _BASE + values[j:j + n]
+    return h
+
+
 def char_shingles(text: str, k: int) -> np.ndarray:
     """Distinct 64-bit rolling hashes of the ``k``-character substrings of ``text`` (deterministic)."""
     cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
     if len(cp) < k:
         cp = np.concatenate([cp, np.zeros(k - len(cp), dtype=np.uint64)])
-    n = len(cp) - k + 1
-    h = np.zeros(n, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(k):
-            h = h * _BASE + cp[j:j + n]
-    return np.unique(h)
+    return np.unique(rolling_hashes(cp, k))
 
 
 def char_shingles_many(texts: list[str], k: int) -> list[np.ndarray]:
@@ -56,11 +65,7 @@ def char_shingles_many(texts: list[str], k: int) -> list[np.ndarray]:
     lengths = np.array([max(len(t), k) for t in texts], dtype=np.int64)
     padded = "".join(t if len(t) >= k else t + "\0" * (k - len(t)) for t in texts)
     cp = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    n = len(cp) - k + 1
-    h = np.zeros(n, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(k):
-            h = h * _BASE + cp[j:j + n]
+    h = rolling_hashes(cp, k)
     counts = lengths - k + 1
     starts = np.cumsum(lengths) - lengths
     owner = np.repeat(np.arange(len(texts)), counts)
@@ -84,10 +89,4 @@ def word_ngram_hashes(words: list[str], n: int) -> np.ndarray:
     """Distinct stable hashes of the word ``n``-grams (empty when there are fewer than ``n`` words)."""
     if len(words) < n:
         return np.zeros(0, dtype=np.uint64)
-    w = np.array([word_hash(x) for x in words], dtype=np.uint64)
-    m = len(w) - n + 1
-    h = np.zeros(m, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(n):
-            h = h * _BASE + w[j:j + m]
-    return np.unique(h)
+    return np.unique(rolling_hashes(np.array([word_hash(x) for x in words], dtype=np.uint64), n))
