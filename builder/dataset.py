@@ -51,7 +51,7 @@ class LazyTables(Mapping):
 
     def __getitem__(self, variant: str) -> dict[str, pd.DataFrame]:
         if variant not in self._loaded:
-            self._loaded[variant] = {split: read_table(path) for split, path in self._files[variant].items()}
+            self._loaded[variant] = self.read(variant)
         return self._loaded[variant]
 
     def __iter__(self):
