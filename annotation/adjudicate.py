@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from builder.io import atomic_path, read_text_utf8, require_path
+from schemas.io import atomic_path, read_text_utf8, require_path
 from schemas.errors import AnnotationError
 from schemas.records import Decision
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
-from builder.io import read_text_utf8, require_path
+from schemas.io import read_text_utf8, require_path
 from schemas.errors import RecipeError
 
 from .labelled import LabelledItem

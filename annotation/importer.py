@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from builder.io import read_text_utf8, require_path
+from schemas.io import read_text_utf8, require_path
 from schemas.errors import AnnotationError, SourceError
 from schemas.records import Judgement
 

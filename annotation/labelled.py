@@ -15,7 +15,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.io import read_sib_tsv, read_text_utf8, require_path
+from schemas.io import read_sib_tsv, read_text_utf8, require_path
 from schemas.errors import SchemaError
 
 SIB_SPLITS = ("train", "dev", "test")

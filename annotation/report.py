@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder.io import atomic_path, write_json_atomic, write_text_atomic
+from schemas.io import atomic_path, write_json_atomic, write_text_atomic
 
 MEASURES = (
     ("fleiss_kappa", "Fleiss' kappa"),

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from builder.io import staging_dir, write_json_atomic, write_parquet_atomic, write_sib_tsv, write_text_atomic
+from schemas.io import staging_dir, write_json_atomic, write_parquet_atomic, write_sib_tsv, write_text_atomic
 from schemas.errors import AnnotationError, UsageError
 
 from .labelled import LabelledItem

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from builder.io import read_sib_tsv, write_sib_tsv  # noqa: E402
+from schemas.io import read_sib_tsv, write_sib_tsv  # noqa: E402
 
 SHIPPED = ROOT / "tests" / "data" / "sib200" / "annotated"
 N_VARIANTS = 205
@@ -89,7 +89,7 @@ def part_fast(data: Path, out: Path, repeat: int, jobs: int) -> None:
 def part_mlp_sample(data: Path, made: list[tuple[str, str]], sample: int) -> None:
     from threadpoolctl import threadpool_limits
 
-    from builder.dataset import load_dataset_dir
+    from schemas.dataset import load_dataset_dir
     from builder.evaluation.topic_baselines import fit_predict
 
     # one generated variant per shipped source, the first `sample` sources

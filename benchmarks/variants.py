@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from indic_transliteration import sanscript  # noqa: E402
 
-from builder.io import read_sib_tsv  # noqa: E402
+from schemas.io import read_sib_tsv  # noqa: E402
 from builder.variants import brahmic  # noqa: E402
 from builder.variants.parallel import FLORES_LINES  # noqa: E402
 

@@ -28,7 +28,7 @@ from schemas.records import MC_COLUMNS
 
 from .filters import FourOptions, Ledger, StepContext, get_filter
 from .filters.shuffle import shuffle_options
-from .io import check_replaceable, dumps_json, sha256_file, staging_dir, write_jsonl_atomic, write_parquet_atomic, write_text_atomic
+from schemas.io import check_replaceable, dumps_json, sha256_file, staging_dir, write_jsonl_atomic, write_parquet_atomic, write_text_atomic
 from .readers import get_reader
 from .readers.base import BadRecord, RawMCItem
 from .recipe import Recipe, SourceSpec

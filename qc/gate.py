@@ -1,6 +1,6 @@
 """The gate: run every enabled check on every variant, in parallel across variants.
 
->>> from builder.dataset import LoadedDataset
+>>> from schemas.dataset import LoadedDataset
 >>> import pandas as pd
 >>> ds = LoadedDataset(root=__import__("pathlib").Path("x"), kind="topic", tables={"eng_Latn": {
 ...     "train": pd.DataFrame({"index_id": [1, 2], "category": ["a", "b"], "text": ["A cat.", "A dog."],
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from builder.dataset import LazyTables, LoadedDataset
+from schemas.dataset import LazyTables, LoadedDataset
 
 from .config import load_config  # noqa: F401  (re-exported for the doctest and callers)
 from .contamination import passage_ngrams, text_column

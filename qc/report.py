@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder.io import dumps_json, write_text_atomic
+from schemas.io import dumps_json, write_text_atomic
 
 from .gate import QCReport
 from .result import CheckResult

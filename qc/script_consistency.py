@@ -1,7 +1,7 @@
 """Check ``script_consistency``: is the variant written in the script its code declares?
 
 The script is the ISO 15924 part of the FLORES code (``hin_Deva`` -> Deva);
-:func:`builder.variants.scripts.check_script` counts the letters of each
+:func:`schemas.scripts.check_script` counts the letters of each
 distinct text (passages, questions, options; or topic texts) in that script.
 The variant fails when fewer than ``min_share`` of all letters are in script,
 or more than ``max_bad_share`` of its texts fall below ``min_line_share``.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from builder.dataset import variant_script
-from builder.variants.scripts import check_script
+from schemas.dataset import variant_script
+from schemas.scripts import check_script
 
 from .result import CheckResult, VariantData, skipped
 

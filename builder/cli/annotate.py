@@ -110,7 +110,7 @@ def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy
     left empty stay `unresolved` and are listed in DIR/unresolved_sheet.csv.
     """
     from annotation.adjudicate import decide, merge_sheet, rule_counts, write_decisions, write_sheet
-    from builder.io import write_json_atomic
+    from schemas.io import write_json_atomic
 
     ann = _read(annotations, fmt, labels_file, min_ratings, on_error)
     _report_skips(app, ann)
@@ -152,7 +152,7 @@ def curate(app, labelled, recipe, out_dir):
     from annotation.curate import curate as run_curate
     from annotation.curate import label_order, load_recipe
     from annotation.labelled import read_labelled
-    from builder.io import write_json_atomic, write_sib_tsv, write_text_atomic
+    from schemas.io import write_json_atomic, write_sib_tsv, write_text_atomic
 
     steps = load_recipe(recipe)
     items = read_labelled(labelled)

@@ -27,7 +27,7 @@ def _csv_list(value: str | None) -> tuple[str, ...]:
 
 
 def _read_labels(path: Path) -> list[str]:
-    from builder.io import read_text_utf8
+    from schemas.io import read_text_utf8
 
     labels = [line.strip() for line in read_text_utf8(path).splitlines() if line.strip()]
     if not labels:
@@ -37,7 +37,7 @@ def _read_labels(path: Path) -> list[str]:
 
 def _run_baselines(app, dataset_path, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from,
                    mlp_max_iter, ci):
-    from builder.dataset import load_dataset_dir
+    from schemas.dataset import load_dataset_dir
     from builder.evaluation import report, runner
 
     ds = load_dataset_dir(dataset_path, variants=variants or None)
@@ -69,7 +69,7 @@ def _score_predictions(app, files, out, task, gold, labels_path, model, answer_c
         raise UsageError("--lenient applies to --task mc only (Belebele's first-character fallback)")
     items = llm_scoring.load_items(files, task, model=model, answer_column=answer_column)
     if gold is not None:
-        from builder.dataset import load_dataset_dir
+        from schemas.dataset import load_dataset_dir
 
         items = llm_scoring.attach_gold(items.drop(columns=["gold"], errors="ignore"), load_dataset_dir(gold),
                                         task, split)
@@ -86,9 +86,9 @@ def _score_predictions(app, files, out, task, gold, labels_path, model, answer_c
 
 
 def _render_prompts(app, dataset_path, out, mode, shots_from, variants, split, seed):
-    from builder.dataset import load_dataset_dir
+    from schemas.dataset import load_dataset_dir
     from builder.evaluation import prompts
-    from builder.io import write_json_atomic, write_jsonl_atomic
+    from schemas.io import write_json_atomic, write_jsonl_atomic
 
     ds = load_dataset_dir(dataset_path, variants=variants or None)
     if ds.kind != "mc":

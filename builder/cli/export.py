@@ -60,7 +60,7 @@ def licenses(ctx, app: AppContext, directory: Path, as_json: bool, intended_use:
     2 when the input cannot be read.
     """
     from builder.export.audit import audit_dataset
-    from builder.io import dumps_json
+    from schemas.io import dumps_json
 
     try:
         audit = audit_dataset(directory, license_id=license_id, source=source)

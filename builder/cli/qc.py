@@ -29,7 +29,7 @@ def _unreadable(call, path, what: str, also=(OSError, ValueError)):
 
 
 def _load(path, what: str, variants=None, lazy: bool = False):
-    from builder.dataset import load_dataset_dir
+    from schemas.dataset import load_dataset_dir
 
     return _unreadable(lambda: load_dataset_dir(path, variants=variants or None, lazy=lazy), path, what)
 

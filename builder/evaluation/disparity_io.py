@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from builder.io import read_text_utf8, require_path
+from schemas.io import read_text_utf8, require_path
 from schemas.errors import SchemaError, SourceError
 
 #: Columns of the record table returned by :func:`read_records`.

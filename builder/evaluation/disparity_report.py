@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from builder.io import check_replaceable, dumps_json, staging_dir, write_bytes_atomic, write_text_atomic
+from schemas.io import check_replaceable, dumps_json, staging_dir, write_bytes_atomic, write_text_atomic
 
 from .disparity import DisparityResult
 from .disparity_plot import prr_plot_png

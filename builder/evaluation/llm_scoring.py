@@ -35,8 +35,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from builder.dataset import LoadedDataset
-from builder.io import read_text_utf8
+from schemas.dataset import LoadedDataset
+from schemas.io import read_text_utf8
 from schemas.errors import SchemaError, UsageError
 
 from .parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC, LETTERS, parse_letter, parse_topic

@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Sequence
 
-from builder.io import atomic_path
+from schemas.io import atomic_path
 
 
 def order_by_script(rows: Sequence[dict]) -> list[str]:

@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 from typing import Sequence
 
-from builder.io import write_json_atomic, write_jsonl_atomic, write_text_atomic
+from schemas.io import write_json_atomic, write_jsonl_atomic, write_text_atomic
 
 BASELINE_COLUMNS = ("variant", "script", "baseline", "split", "train_variant", "n", "correct", "accuracy",
                     "ci_low", "ci_high", "seed", "params")

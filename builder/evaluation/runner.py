@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from builder.dataset import LoadedDataset, variant_script
+from schemas.dataset import LoadedDataset, variant_script
 from schemas.errors import SchemaError, UsageError
 
 from . import mc_baselines, topic_baselines
@@ -148,7 +148,7 @@ def run(ds: LoadedDataset, cfg: RunConfig, variants=None) -> list[dict]:
     Parameters
     ----------
     ds : LoadedDataset
-        From :func:`builder.dataset.load_dataset_dir` (kind "topic" or "mc").
+        From :func:`schemas.dataset.load_dataset_dir` (kind "topic" or "mc").
     cfg : RunConfig
     variants : list of str, optional
         A subset of ``ds.variants``.

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from builder.dataset import LoadedDataset, load_dataset_dir
+from schemas.dataset import LoadedDataset, load_dataset_dir
 from data_cards.licenses import get_license, known_ids
 from data_cards.rules import Override, Terms, combine, combine_many
 
@@ -129,7 +129,7 @@ def audit_dataset(root, *, license_id: str | None = None, source: str | None = N
     Parameters
     ----------
     root : path
-        A folder :func:`builder.dataset.load_dataset_dir` reads.
+        A folder :func:`schemas.dataset.load_dataset_dir` reads.
     license_id : str, optional
         License of variant folders that carry no license information.
     source : str, optional

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from builder.io import dumps_json, sha256_file, staging_dir
+from schemas.io import dumps_json, sha256_file, staging_dir
 from data_cards.card import CardContext, SplitTerms, references, render_card
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
 from data_cards.legal import render_attribution, render_license

@@ -97,7 +97,7 @@ def load_check_config(path: str | Path | None) -> CheckConfig:
         return CheckConfig()
     import yaml
 
-    from builder.io import read_text_utf8
+    from schemas.io import read_text_utf8
 
     where = Path(path)
     try:

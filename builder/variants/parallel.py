@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from builder.io import read_text_utf8, require_path, sha256_file
+from schemas.io import read_text_utf8, require_path, sha256_file
 
 #: FLORES-200 line counts: dev, devtest (SIB-200 index_id = dev lines, then devtest lines).
 FLORES_LINES = (997, 1012)

@@ -14,15 +14,15 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from builder.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_json_atomic, write_sib_tsv
-from builder.io import write_text_atomic
+from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_json_atomic, write_sib_tsv
+from schemas.io import write_text_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
 from schemas.records import check_language_code
 
 from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
 from .checks import CheckConfig, CheckSet, duplicate_groups
 from .parallel import ParallelText, default_expected_lines, read_parallel
-from .scripts import count_letters, dominant_script, foreign_letters, script_of
+from schemas.scripts import count_letters, dominant_script, foreign_letters, script_of
 
 SPLITS = ("train", "dev", "test")
 DEFAULT_LICENSE = "CC-BY-SA-4.0"  # FLORES-200 and SIB-200 are CC BY-SA 4.0

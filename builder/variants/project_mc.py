@@ -15,16 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
-from builder.dataset import load_dataset_dir
-from builder.io import read_text_utf8, require_path, sha256_file, staging_dir, write_json_atomic
-from builder.io import write_jsonl_atomic
+from schemas.dataset import load_dataset_dir
+from schemas.io import read_text_utf8, require_path, sha256_file, staging_dir, write_json_atomic
+from schemas.io import write_jsonl_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError
 from schemas.records import ANSWER_FIELDS, MC_COLUMNS, check_language_code
 
 from .align import log_ratio, robust_z
 from .checks import CheckConfig, CheckSet
 from .project import DEFAULT_LICENSE, ProjectionResult
-from .scripts import count_letters, script_of
+from schemas.scripts import count_letters, script_of
 
 TEXT_FIELDS = ("passage", "question", *ANSWER_FIELDS)
 

@@ -24,13 +24,13 @@ from typing import Callable
 
 import regex
 
-from builder.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_json_atomic, write_sib_tsv
-from builder.io import write_jsonl_atomic, write_text_atomic
+from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_json_atomic, write_sib_tsv
+from schemas.io import write_jsonl_atomic, write_text_atomic
 from schemas.errors import ScriptError, SchemaError, UsageError
 from schemas.records import check_language_code
 
 from . import brahmic
-from .scripts import count_letters, script_of
+from schemas.scripts import count_letters, script_of
 
 #: Text fields romanized in multiple-choice (JSONL) splits.
 MC_TEXT_FIELDS = ("passage", "question", "answer1", "answer2", "answer3", "answer4", "correct_answer")

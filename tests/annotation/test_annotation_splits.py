@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from annotation.labelled import LabelledItem, read_labelled
 from annotation.splits import SPLITS, allocate, check_ratios, split_items, split_summary, write_splits
-from builder.io import read_sib_tsv
+from schemas.io import read_sib_tsv
 from schemas.errors import UsageError
 
 SIB = Path(__file__).parents[1] / "data" / "sib200"

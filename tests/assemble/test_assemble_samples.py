@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from builder.assemble import InternalError, assemble, assemble_records, write_assembly
-from builder.dataset import load_dataset_dir
+from schemas.dataset import load_dataset_dir
 from builder.recipe import load_recipe, recipe_from_dict
 from builder.readers import get_reader
 from schemas.errors import SourceError, UsageError
@@ -134,7 +134,7 @@ def test_manifest_and_ledger_shape(built):
     for entry in ledger:
         assert {"source", "split", "file", "record_id", "reason"} <= set(entry)
     assert sorted(manifest["files"]) == sorted(p.name for p in out.iterdir() if p.name != "manifest.json")
-    from builder.io import sha256_file
+    from schemas.io import sha256_file
     for name, digest in manifest["files"].items():
         assert sha256_file(out / name) == digest
     assert {"python", "toolkit", "numpy", "pyarrow"} <= set(manifest["versions"])

@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli.main import cli
-from builder.dataset import load_dataset_dir
+from schemas.dataset import load_dataset_dir
 from builder.evaluation.runner import RunConfig, run
 from builder.evaluation.stats import accuracy_ci, chance_ci
 from builder.evaluation.topic_baselines import ngram_counts
-from builder.io import read_sib_tsv, write_sib_tsv
+from schemas.io import read_sib_tsv, write_sib_tsv
 
 DATA = Path(__file__).parents[1] / "data"
 SIB = DATA / "sib200" / "annotated"

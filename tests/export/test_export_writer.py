@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli.main import cli
-from builder.dataset import load_dataset_dir
+from schemas.dataset import load_dataset_dir
 from builder.export import export_dataset
 from schemas.errors import LicenseError, UsageError
 
@@ -132,7 +132,7 @@ def test_datasets_load_dataset_offline(tmp_path, monkeypatch):
     ds = datasets.load_dataset(str(out), "hin_Latn", cache_dir=str(tmp_path / "cache"))
     assert sorted(ds) == ["dev", "test", "train"]
     assert ds["train"].num_rows == 4
-    from builder.io import read_sib_tsv
+    from schemas.io import read_sib_tsv
 
     first = read_sib_tsv(EXPORT_DATA / "sib_small" / "hin_Latn" / "test.tsv")[0]
     assert (ds["test"][0]["index_id"], ds["test"][0]["text"]) == (int(first["index_id"]), first["text"])

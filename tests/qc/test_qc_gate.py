@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import qc
-from builder.dataset import load_dataset_dir
+from schemas.dataset import load_dataset_dir
 from qc.config import QCConfigError, default_config, load_config, merge_config
 from qc.gate import run_gate
 from qc.registry import CHECKS

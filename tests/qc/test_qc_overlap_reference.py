@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from builder.dataset import load_dataset_dir
+from schemas.dataset import load_dataset_dir
 from qc.bow_probe import _documents, _identity, count_matrix
 from qc.overlap import FEATURES, option_features
 from qc.tokens import TokenCache, tokenize, words

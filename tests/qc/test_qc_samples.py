@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from builder.cli.main import cli
-from builder.dataset import load_dataset_dir
+from schemas.dataset import load_dataset_dir
 from qc.bow_probe import probe_accuracy
 from qc.overlap import FEATURES, option_features
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy.stats import median_abs_deviation
 
-from builder.io import read_sib_tsv
+from schemas.io import read_sib_tsv
 from builder.variants.align import locate_misalignment, robust_z
 from builder.variants.checks import duplicate_groups
-from builder.variants.scripts import count_letters
+from schemas.scripts import count_letters
 
 SIB = Path(__file__).parents[1] / "data" / "sib200"
 

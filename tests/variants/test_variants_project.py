@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli.main import cli
-from builder.io import read_sib_tsv
+from schemas.io import read_sib_tsv
 from builder.variants.checks import CheckConfig, load_check_config
 from builder.variants.project import project_topic
 from schemas.errors import AlignmentError, RecipeError, ScriptError

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builder.cli.main import cli
-from builder.io import read_sib_tsv
+from schemas.io import read_sib_tsv
 from builder.variants import brahmic
 from builder.variants.romanize import get_romanizer, round_trip, round_trip_reason
-from builder.variants.scripts import count_letters
+from schemas.scripts import count_letters
 
 SIB = Path(__file__).parents[1] / "data" / "sib200" / "annotated"
 BELEBELE_ROMANIZED = ("hin_Deva", "ben_Beng", "npi_Deva", "sin_Sinh", "urd_Arab")

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 from indic_transliteration import sanscript
 
-from builder.io import dumps_json, read_sib_tsv, write_sib_tsv
+from schemas.io import dumps_json, read_sib_tsv, write_sib_tsv
 
 HERE = Path(__file__).parent
 SIB = HERE.parent / "sib200" / "annotated" / "hin_Deva"

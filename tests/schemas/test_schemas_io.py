@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.io import (atomic_path, dumps_json, read_sib_tsv, read_text_utf8, sib_tsv_text, staging_dir,
+from schemas.io import (atomic_path, dumps_json, read_sib_tsv, read_text_utf8, sib_tsv_text, staging_dir,
                         write_parquet_atomic, sha256_file, write_text_atomic)
 from schemas import SchemaError, SourceError, SourceNotFoundError
 
@@ -90,7 +90,7 @@ def test_outputs_get_the_umask_modes_not_private_temp_modes(tmp_path):
 
 
 def test_staging_dir_refuses_a_foreign_non_empty_folder(tmp_path):
-    from builder.io import check_replaceable
+    from schemas.io import check_replaceable
     from schemas import UsageError
 
     out = tmp_path / "out"

@@ -4,8 +4,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from builder.dataset import load_dataset_dir, variant_script
-from builder.io import write_parquet_atomic
+from schemas.dataset import load_dataset_dir, variant_script
+from schemas.io import write_parquet_atomic
 from schemas import SchemaError, SourceError
 
 SIB = Path(__file__).parents[1] / "data" / "sib200"
@@ -54,7 +54,7 @@ def test_variant_script():
 
 
 def test_lazy_load_reads_a_variant_when_first_used(tmp_path):
-    from builder.dataset import LazyTables
+    from schemas.dataset import LazyTables
 
     src = SIB / "annotated"
     eager = load_dataset_dir(src)
