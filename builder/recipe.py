@@ -37,7 +37,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from schemas.errors import RecipeError, SourceNotFoundError
-from schemas.records import LANGUAGE_CODE
+from schemas.codes import LANGUAGE_CODE
 
 from .filters.too_many_sentences import DEFAULT_MAX_SENTENCES
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from schemas.records import LANGUAGE_CODE
+from schemas.codes import LANGUAGE_CODE
 
 
 @lru_cache(maxsize=None)

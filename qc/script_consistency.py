@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from schemas.dataset import variant_script
+from schemas.codes import variant_script
 from schemas.scripts import check_script
 
 from .result import CheckResult, VariantData, skipped

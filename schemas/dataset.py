@@ -25,7 +25,6 @@ from pathlib import Path
 import pandas as pd
 
 from schemas.errors import SchemaError, SourceError
-from schemas.records import LANGUAGE_CODE
 
 from .io import read_sib_tsv, require_path
 
@@ -209,7 +208,3 @@ def _known(variants, tables, root: Path) -> None:
     if unknown:
         raise SchemaError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(sorted(tables))}", file=root)
 
-
-def variant_script(variant: str) -> str | None:
-    """The ISO 15924 part of a FLORES code (``hin_Deva`` -> ``Deva``), else None."""
-    return variant.split("_", 1)[1] if LANGUAGE_CODE.match(variant) else None

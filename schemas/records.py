@@ -14,12 +14,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import regex
-
+from .codes import check_language_code
 from .errors import SchemaError
-
-#: FLORES-200 style language code: ISO 639-3 + "_" + ISO 15924 script.
-LANGUAGE_CODE = regex.compile(r"^[a-z]{3}_[A-Z][a-z]{3}$")
 
 ANSWER_FIELDS = ("answer1", "answer2", "answer3", "answer4")
 
@@ -107,20 +103,6 @@ class Decision:
 MC_COLUMNS = tuple(f.name for f in dataclasses.fields(MCItem))
 TOPIC_COLUMNS = tuple(f.name for f in dataclasses.fields(TopicItem))
 DECISION_RULES = ("majority", "adjudicated", "unresolved")
-
-
-def check_language_code(code: str, *, file=None, record=None, field="language") -> str:
-    """Return ``code`` if it is a FLORES-style code such as ``hin_Deva``.
-
-    >>> check_language_code("hin_Deva")
-    'hin_Deva'
-    """
-    if not isinstance(code, str) or not LANGUAGE_CODE.match(code):
-        raise SchemaError(
-            f"expected a FLORES-200 code like 'eng_Latn' (ISO 639-3 + '_' + ISO 15924), found {code!r}",
-            file=file, record=record, field=field,
-        )
-    return code
 
 
 def _text(d: Mapping[str, Any], name: str, where: dict, *, allow_empty=False) -> str:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from schemas.dataset import LoadedDataset, variant_script
+from schemas.codes import variant_script
+from schemas.dataset import LoadedDataset
 from schemas.errors import SchemaError, UsageError
 
 from . import mc_baselines, topic_baselines

@@ -17,7 +17,7 @@ import numpy as np
 from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_json_atomic, write_sib_tsv
 from schemas.io import write_text_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
-from schemas.records import check_language_code
+from schemas.codes import check_language_code
 
 from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
 from .checks import CheckConfig, CheckSet, duplicate_groups

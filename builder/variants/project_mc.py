@@ -19,7 +19,8 @@ from schemas.dataset import load_dataset_dir
 from schemas.io import read_text_utf8, require_path, sha256_file, staging_dir, write_json_atomic
 from schemas.io import write_jsonl_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError
-from schemas.records import ANSWER_FIELDS, MC_COLUMNS, check_language_code
+from schemas.codes import check_language_code
+from schemas.records import ANSWER_FIELDS, MC_COLUMNS
 
 from .align import log_ratio, robust_z
 from .checks import CheckConfig, CheckSet

@@ -27,7 +27,7 @@ import regex
 from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_json_atomic, write_sib_tsv
 from schemas.io import write_jsonl_atomic, write_text_atomic
 from schemas.errors import ScriptError, SchemaError, UsageError
-from schemas.records import check_language_code
+from schemas.codes import check_language_code
 
 from . import brahmic
 from schemas.scripts import count_letters, script_of

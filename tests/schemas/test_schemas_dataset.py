@@ -4,7 +4,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from schemas.dataset import load_dataset_dir, variant_script
+from schemas.codes import variant_script
+from schemas.dataset import load_dataset_dir
 from schemas.io import write_parquet_atomic
 from schemas import SchemaError, SourceError
 
