@@ -38,6 +38,7 @@ from typing import Any, Mapping
 
 from schemas.errors import RecipeError, SourceNotFoundError
 from schemas.codes import LANGUAGE_CODE
+from schemas.licensing import LicenseOverride
 
 from .filters.too_many_sentences import DEFAULT_MAX_SENTENCES
 
@@ -79,17 +80,6 @@ class SourceSpec:
         return {"name": self.name, "reader": self.reader, "path": self.path_text, "splits": dict(self.splits),
                 "filters": [f.to_dict() for f in self.filters], "options": dict(self.options),
                 "license": self.license}
-
-
-@dataclass(frozen=True)
-class LicenseOverride:
-    """Lets an export pass with conflicting or unknown licenses; the reason is printed on the card."""
-
-    terms: str
-    reason: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"terms": self.terms, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -204,12 +194,7 @@ def recipe_from_dict(data: Any, *, file: Path | None = None) -> Recipe:
     if not isinstance(formats, list) or any(f not in FORMATS for f in formats):
         chk.fail("outputs.formats", f"expected a list drawn from {', '.join(FORMATS)}, found {formats!r}")
     formats = tuple(f for f in FORMATS if f == "parquet" or f in formats)
-    override = None
-    if data.get("license_override") is not None:
-        raw = data["license_override"]
-        chk.keys("license_override", raw, {"terms": True, "reason": True})
-        override = LicenseOverride(chk.text("license_override.terms", raw["terms"]),
-                                   chk.text("license_override.reason", raw["reason"]))
+    override = LicenseOverride.from_dict(data.get("license_override"), file=file, error=RecipeError)
     description = data.get("description", "") or ""
     if not isinstance(description, str):
         chk.fail("description", f"expected text, found {description!r}")

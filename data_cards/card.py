@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from importlib import resources
 from string import Template
 
+from schemas.licensing import LicenseOverride
+
 from .citations import cite
 from .frontmatter import dump_front_matter, size_category
 from .languages import describe, iso639_3
 from .licenses import get_license
-from .rules import Override, Terms
+from .rules import Terms
 from .sections import (agreement_section, filters_section, intended_use_section, qc_section,
                        romanization_section)
 
@@ -47,7 +49,7 @@ class CardContext:
     columns: list[tuple[str, str]]
     splits: list[SplitTerms]
     overall: Terms
-    override: Override | None = None
+    override: LicenseOverride | None = None
     description: str | None = None
     manifest: dict = field(default_factory=dict)
     variant_info: dict[str, dict] = field(default_factory=dict)

@@ -9,9 +9,11 @@ prominently, which the entry for such a source does.
 """
 from __future__ import annotations
 
+from schemas.licensing import LicenseOverride
+
 from .citations import cite
 from .licenses import get_license
-from .rules import Override, Terms
+from .rules import Terms
 
 CHANGES = ("converted to the toolkit's record layout, filtered as described in README.md "
            "(\"Filters applied\") where filters ran, and written to Parquet")
@@ -21,7 +23,7 @@ def _yes(flag: bool) -> str:
     return "permitted" if flag else "NOT permitted"
 
 
-def render_license(name: str, overall: Terms, override: Override | None = None) -> str:
+def render_license(name: str, overall: Terms, override: LicenseOverride | None = None) -> str:
     """Text of the export's ``LICENSE`` file.
 
     >>> from data_cards.rules import combine

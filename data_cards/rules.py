@@ -26,7 +26,7 @@ rule 2 the assembled training set is a conflict, released only with the
 recipe's written override. The override does not lift any restriction: the
 split stays non-commercial either way.
 
-A conflict stops ``builder export`` unless an :class:`Override` (the recipe's
+A conflict stops ``builder export`` unless an ``license_override`` (:class:`schemas.licensing.LicenseOverride`, the recipe's
 ``license_override: {terms, reason}``) is given; the override is recorded and
 printed in the card.
 
@@ -43,40 +43,11 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from schemas.errors import LicenseError
+from schemas.licensing import LicenseOverride
 
 from .licenses import License, get_license
 
 USES = ("commercial", "research")
-
-
-@dataclass(frozen=True)
-class Override:
-    """A recipe's written decision to release an unknown or conflicting combination."""
-
-    terms: str
-    reason: str
-
-    @classmethod
-    def from_dict(cls, d: Mapping | None, *, file=None) -> "Override | None":
-        """Build from ``{"terms": ..., "reason": ...}``; None stays None.
-
-        >>> Override.from_dict({"terms": "non-commercial research", "reason": "as published"}).terms
-        'non-commercial research'
-        """
-        if d is None:
-            return None
-        if not isinstance(d, Mapping):
-            raise LicenseError(f"license_override must be a mapping with terms and reason, found {d!r}",
-                               file=file, field="license_override")
-        reason = d.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
-            raise LicenseError("license_override needs a written, non-empty reason; found "
-                               f"{reason!r}", file=file, field="license_override.reason")
-        terms = d.get("terms") or ""
-        return cls(terms=str(terms), reason=reason.strip())
-
-    def to_dict(self) -> dict:
-        return {"terms": self.terms, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -116,7 +87,7 @@ class Terms:
     attribution: tuple[str, ...]
     conflicts: tuple[Conflict, ...]
     sources: tuple[SourceShare, ...]
-    override: Override | None = None
+    override: LicenseOverride | None = None
 
     @property
     def unresolved(self) -> bool:
@@ -184,7 +155,7 @@ def _expression(lics: list[License], conflicted: bool) -> str:
     return " AND ".join(sorted({lic.id for lic in lics}, key=str.lower))
 
 
-def combine(sources: Iterable[tuple[str, str, int]], *, override: Override | None = None,
+def combine(sources: Iterable[tuple[str, str, int]], *, override: LicenseOverride | None = None,
             where: str | None = None) -> Terms:
     """Combine ``(source name, license id, records)`` triples into the terms of one split.
 
@@ -234,7 +205,7 @@ def combine(sources: Iterable[tuple[str, str, int]], *, override: Override | Non
     )
 
 
-def combine_many(parts: Iterable[Terms], *, override: Override | None = None) -> Terms:
+def combine_many(parts: Iterable[Terms], *, override: LicenseOverride | None = None) -> Terms:
     """Terms of a whole release made of several splits (their sources pooled).
 
     >>> a = combine([("x", "CC-BY-4.0", 1)]); b = combine([("y", "CC-BY-SA-4.0", 1)])
@@ -244,4 +215,4 @@ def combine_many(parts: Iterable[Terms], *, override: Override | None = None) ->
     return combine(((s.name, s.license, s.records) for t in parts for s in t.sources), override=override)
 
 
-__all__ = ["Conflict", "Override", "SourceShare", "Terms", "combine", "combine_many", "USES"]
+__all__ = ["Conflict", "LicenseOverride", "SourceShare", "Terms", "combine", "combine_many", "USES"]

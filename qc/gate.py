@@ -11,7 +11,6 @@
 """
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schemas.codes import flores_code
 from schemas.dataset import LazyTables, LoadedDataset
 
 from .config import load_config  # noqa: F401  (re-exported for the doctest and callers)
@@ -64,13 +64,8 @@ class QCReport:
 
 
 def _declared_licenses(ds: LoadedDataset, variant: str) -> dict[str, str | None]:
-    declared = None
-    vfile = Path(ds.root) / variant / "variant.json"
-    if vfile.is_file():
-        try:
-            declared = json.loads(vfile.read_text(encoding="utf-8")).get("license") or None
-        except (json.JSONDecodeError, AttributeError):
-            declared = None
+    info = ds.variant_info(variant)  # a malformed variant.json stops the gate (cannot read)
+    declared = info.license if info is not None else None
     if declared is None and isinstance(ds.manifest, dict) and isinstance(ds.manifest.get("license"), str):
         declared = ds.manifest["license"] or None
     return {split: declared for split in ds.splits(variant)}
@@ -119,7 +114,7 @@ def _against_hashes(against: LoadedDataset, n: int) -> dict[str, np.ndarray]:
     col = text_column(against.kind)
     for variant, splits in sorted(against.tables.items()):
         texts = [t for frame in splits.values() for t in frame[col].astype(str)]
-        out[variant] = passage_ngrams(texts, variant if "_" in variant else None, n, cache)
+        out[variant] = passage_ngrams(texts, flores_code(variant), n, cache)
     return out
 
 
@@ -131,7 +126,7 @@ def _prewarm(variants) -> None:
     from .tokens import tokenize
 
     for variant in variants:
-        tokenize("A b.", variant if "_" in variant else None)
+        tokenize("A b.", flores_code(variant))
 
 
 def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None = None,

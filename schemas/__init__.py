@@ -1,15 +1,24 @@
-"""Record shapes, their ``datasets.Features`` and the toolkit's error family."""
+"""The ground floor: the dataset contract that every stage shares.
+
+Record shapes (:mod:`.records`) and their Arrow and ``datasets`` types
+(:mod:`.features`); the dataset-folder layout and its loader (:mod:`.dataset`);
+``variant.json`` (:mod:`.variant`) and the license override (:mod:`.licensing`);
+variant codes (:mod:`.codes`) and Unicode scripts (:mod:`.scripts`); atomic
+writes (:mod:`.io`); the error family (:mod:`.errors`). This package imports
+no other package of the project; ``data_cards``, ``annotation`` and ``qc``
+build on it, and ``builder`` (pipeline, evaluation, CLI) on all of them.
+"""
 from .codes import LANGUAGE_CODE, check_language_code, flores_code, variant_language, variant_script
 from .errors import (AlignmentError, AnnotationError, ExitStatus, LicenseError, QCGateFailed,
                      RecipeError, SchemaError, ScriptError, SourceError, SourceNotFoundError,
                      ToolkitError, UsageError)
 from .records import (DECISION_RULES, MC_COLUMNS, TOPIC_COLUMNS, Decision, Judgement, MCItem,
-                      Provenance, TopicItem, mc_item_from_dict, topic_item_from_dict)
+                      Provenance, REQUIRED_COLUMNS, TopicItem, mc_item_from_dict, topic_item_from_dict)
 
 __all__ = [
     "AlignmentError", "AnnotationError", "ExitStatus", "LicenseError", "QCGateFailed", "RecipeError",
     "SchemaError", "ScriptError", "SourceError", "SourceNotFoundError", "ToolkitError", "UsageError",
     "DECISION_RULES", "MC_COLUMNS", "TOPIC_COLUMNS", "Decision", "Judgement", "MCItem", "Provenance",
-    "TopicItem", "mc_item_from_dict", "topic_item_from_dict",
+    "REQUIRED_COLUMNS", "TopicItem", "mc_item_from_dict", "topic_item_from_dict",
     "LANGUAGE_CODE", "check_language_code", "flores_code", "variant_language", "variant_script",
 ]

@@ -24,10 +24,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from schemas.errors import SchemaError, SourceError
-
+from .errors import SchemaError, SourceError
 from .io import read_sib_tsv, require_path
+from .records import REQUIRED_COLUMNS
+from .variant import VariantInfo
 
+#: The order splits are listed and written in, everywhere; other names follow, sorted.
 SPLIT_ORDER = ("train", "dev", "validation", "valid", "val", "test")
 _SUFFIXES = (".parquet", ".jsonl", ".tsv")
 _SKIP = {"dropped", "manifest", "labels", "qc_report", "results"}
@@ -47,6 +49,8 @@ class LazyTables(Mapping):
     def __init__(self, files: dict[str, dict[str, Path]]):
         self._files = files
         self._loaded: dict[str, dict[str, pd.DataFrame]] = {}
+        #: The record kind every table must have; set by the loader from the first variant read.
+        self.kind: str | None = None
 
     def __getitem__(self, variant: str) -> dict[str, pd.DataFrame]:
         if variant not in self._loaded:
@@ -63,7 +67,11 @@ class LazyTables(Mapping):
         """The variant's tables, read now unless already kept; this read is not kept."""
         if variant in self._loaded:
             return self._loaded[variant]
-        return {split: read_table(path) for split, path in self._files[variant].items()}
+        tables = {split: read_table(path) for split, path in self._files[variant].items()}
+        if self.kind is not None:
+            for split, frame in tables.items():
+                check_columns(frame, self.kind, self._files[variant][split])
+        return tables
 
     def split_names(self, variant: str) -> list[str]:
         """The variant's splits, without reading them."""
@@ -86,10 +94,25 @@ class LoadedDataset:
 
     def splits(self, variant: str) -> list[str]:
         tables = self.tables
-        return _order_splits(tables.split_names(variant) if isinstance(tables, LazyTables) else tables[variant])
+        return order_splits(tables.split_names(variant) if isinstance(tables, LazyTables) else tables[variant])
+
+    def variant_dir(self, variant: str) -> Path | None:
+        """The folder that holds the variant's split files (``root`` for an assembled set)."""
+        first = next((path for (v, _split), path in sorted(self.files.items()) if v == variant), None)
+        return None if first is None else first.parent
+
+    def variant_info(self, variant: str) -> VariantInfo | None:
+        """The ``variant.json`` beside the variant's split files, or None (see :mod:`schemas.variant`)."""
+        folder = self.variant_dir(variant)
+        return None if folder is None else VariantInfo.read(folder)
 
 
-def _order_splits(names) -> list[str]:
+def order_splits(names) -> list[str]:
+    """Split names in :data:`SPLIT_ORDER`, other names after them in sorted order.
+
+    >>> order_splits(["test", "extra", "train", "dev"])
+    ['train', 'dev', 'test', 'extra']
+    """
     return sorted(names, key=lambda s: (SPLIT_ORDER.index(s) if s in SPLIT_ORDER else len(SPLIT_ORDER), s))
 
 
@@ -135,12 +158,21 @@ def _split_files(folder: Path) -> dict[str, Path]:
 
 def _kind(frame: pd.DataFrame, where: Path) -> str:
     cols = set(frame.columns)
-    if {"question", "answer1", "correct_answer_num"} <= cols:
-        return "mc"
-    if {"index_id", "category", "text"} <= cols:
-        return "topic"
-    raise SchemaError("columns match neither multiple-choice (question, answer1-4, correct_answer_num) "
-                      f"nor topic (index_id, category, text) records; found {sorted(cols)}", file=where)
+    for kind, required in REQUIRED_COLUMNS.items():
+        if set(required) <= cols:
+            return kind
+    raise SchemaError("columns match neither multiple-choice (" + ", ".join(REQUIRED_COLUMNS["mc"]) +
+                      ") nor topic (" + ", ".join(REQUIRED_COLUMNS["topic"]) + f") records; found {sorted(cols)}",
+                      file=where)
+
+
+def check_columns(frame: pd.DataFrame, kind: str, where: Path) -> None:
+    """Raise :class:`SchemaError` naming ``where`` unless ``frame`` has the columns of ``kind`` records."""
+    missing = [c for c in REQUIRED_COLUMNS[kind] if c not in frame.columns]
+    if missing:
+        raise SchemaError(f"{'multiple-choice' if kind == 'mc' else 'topic'} records need the columns "
+                          f"{', '.join(REQUIRED_COLUMNS[kind])}; missing {', '.join(missing)} "
+                          f"(found {', '.join(map(str, frame.columns))})", file=where)
 
 
 def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False) -> LoadedDataset:
@@ -200,6 +232,14 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False) -> 
     first_variant = next(iter(tables.values()))
     first_path = files[(next(iter(tables)), next(iter(first_variant)))]
     kind = _kind(next(iter(first_variant.values())), first_path)
+    if isinstance(tables, LazyTables):
+        tables.kind = kind  # the variants read later are checked when read
+        for split, frame in first_variant.items():
+            check_columns(frame, kind, files[(next(iter(tables)), split)])
+    else:
+        for variant, splits in tables.items():
+            for split, frame in splits.items():
+                check_columns(frame, kind, files[(variant, split)])
     return LoadedDataset(root=root, kind=kind, tables=tables, manifest=manifest, files=files)
 
 

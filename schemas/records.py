@@ -5,8 +5,13 @@ Column names of :class:`MCItem` follow Belebele's training-set TSV
 correct_answer, correct_answer_num``) so its users can switch without renaming;
 :class:`TopicItem` follows the SIB-200 TSV (``index_id, category, text``).
 
-Validation happens at the boundary with :func:`mc_item_from_dict` and
-:func:`topic_item_from_dict`; inside the pipeline the types are trusted.
+The dataclasses are the one definition of each record: the column order
+(:data:`MC_COLUMNS`, :data:`TOPIC_COLUMNS`), the columns a split file must hold
+(:data:`REQUIRED_COLUMNS`, checked by :func:`schemas.dataset.load_dataset_dir`)
+and the Arrow types every writer uses (:func:`schemas.features.arrow_schema`)
+are derived from them. Validation happens at the boundary (:func:`mc_item_from_dict`,
+:func:`topic_item_from_dict`, the loader's column check); inside the pipeline
+the types are trusted.
 """
 from __future__ import annotations
 
@@ -103,6 +108,15 @@ class Decision:
 MC_COLUMNS = tuple(f.name for f in dataclasses.fields(MCItem))
 TOPIC_COLUMNS = tuple(f.name for f in dataclasses.fields(TopicItem))
 DECISION_RULES = ("majority", "adjudicated", "unresolved")
+
+#: The columns a split file must hold to be read as records of each kind (the rest
+#: of the record is optional on input: a folder of SIB-200 TSVs has no license column).
+REQUIRED_COLUMNS = {
+    "mc": ("passage", "question", *ANSWER_FIELDS, "correct_answer_num"),
+    "topic": ("index_id", "category", "text"),
+}
+#: The record type of each kind.
+RECORD_TYPES = {"mc": MCItem, "topic": TopicItem}
 
 
 def _text(d: Mapping[str, Any], name: str, where: dict, *, allow_empty=False) -> str:

@@ -15,21 +15,22 @@ from ``license_override`` in ``manifest.json`` or ``variant.json``.
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from schemas.dataset import LoadedDataset, load_dataset_dir
 from data_cards.licenses import get_license, known_ids
-from data_cards.rules import Override, Terms, combine, combine_many
+from data_cards.rules import Terms, combine, combine_many
+from schemas.dataset import LoadedDataset, load_dataset_dir
+from schemas.licensing import LicenseOverride
+from schemas.variant import VARIANT_JSON, VariantInfo
 
 #: Terms of an empty split: no records, so no obligations and no conflicts.
 EMPTY = Terms(terms="none (no records)", licenses=(), commercial_use=True, share_alike=False, derivatives=True,
               research_only=False, attribution=(), conflicts=(), sources=())
-from schemas.errors import LicenseError, SchemaError
+from schemas.errors import LicenseError
 
 
 @dataclass
@@ -54,8 +55,8 @@ class Audit:
 
     dataset: LoadedDataset
     splits: list[SplitAudit]
-    override: Override | None
-    variant_info: dict[str, dict] = field(default_factory=dict)
+    override: LicenseOverride | None
+    variant_info: dict[str, VariantInfo] = field(default_factory=dict)
 
     @property
     def overall(self) -> Terms:
@@ -67,24 +68,10 @@ class Audit:
         return [s for s in self.splits if s.terms.unresolved]
 
 
-def _read_json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {err.lineno}") from None
-    if not isinstance(data, dict):
-        raise SchemaError(f"expected a JSON object, found {type(data).__name__}", file=path)
-    return data
-
-
-def variant_infos(ds: LoadedDataset) -> dict[str, dict]:
-    """``variant.json`` of every variant (an empty dict where there is none)."""
-    out: dict[str, dict] = {}
-    for (variant, _split), path in sorted(ds.files.items()):
-        if variant not in out:
-            vj = path.parent / "variant.json"
-            out[variant] = _read_json(vj) if vj.is_file() else {}
-    return out
+def variant_infos(ds: LoadedDataset) -> dict[str, VariantInfo]:
+    """``variant.json`` of every variant that has one."""
+    infos = {variant: ds.variant_info(variant) for variant in ds.variants}
+    return {variant: info for variant, info in infos.items() if info is not None}
 
 
 def _sources(frame: pd.DataFrame, default: str) -> list[str] | None:
@@ -96,10 +83,11 @@ def _sources(frame: pd.DataFrame, default: str) -> list[str] | None:
     return None
 
 
-def record_licenses(frame: pd.DataFrame, *, variant: str, split: str, path: Path, info: dict,
+def record_licenses(frame: pd.DataFrame, *, variant: str, split: str, path: Path, info: VariantInfo | None,
                     license_id: str | None, default_source: str) -> Counter:
     """Record counts per ``(source, license)`` of one split, validated against the registry."""
-    default = info.get("source_name") or info.get("dataset") or default_source
+    info = info or VariantInfo()
+    default = info.source_name or info.get("dataset") or default_source
     sources = _sources(frame, default)
     if "license" in frame.columns:
         lics = frame["license"].tolist()
@@ -110,13 +98,13 @@ def record_licenses(frame: pd.DataFrame, *, variant: str, split: str, path: Path
         for value in dict.fromkeys(lics):
             get_license(value, file=path, record=f"row {lics.index(value)}")
         return Counter(zip(sources or [default] * len(lics), lics))
-    chosen = info.get("license") or license_id
+    chosen = info.license or license_id
     if not chosen:
         raise LicenseError(
             f"variant {variant}, split {split}: no license information (no license column, no variant.json "
             f"with a license field, no --license ID); known ids: {', '.join(known_ids())}", file=path)
-    get_license(chosen, file=path.parent / "variant.json" if info.get("license") else None,
-                field="license" if info.get("license") else "--license")
+    get_license(chosen, file=path.parent / VARIANT_JSON if info.license else None,
+                field="license" if info.license else "--license")
     if sources is None:
         return Counter({(default, chosen): len(frame)})
     return Counter((s, chosen) for s in sources)
@@ -143,13 +131,13 @@ def audit_dataset(root, *, license_id: str | None = None, source: str | None = N
     infos = variant_infos(ds)
     manifest = ds.manifest or {}
     raw_override = manifest.get("license_override")
-    override = Override.from_dict(raw_override, file=ds.root / "manifest.json") if raw_override else None
-    for variant, info in infos.items():
-        if override is None and info.get("license_override"):
-            override = Override.from_dict(info["license_override"], file=ds.root / variant / "variant.json")
+    override = LicenseOverride.from_dict(raw_override, file=ds.root / "manifest.json") if raw_override else None
+    for info in infos.values():
+        if override is None and info.license_override is not None:
+            override = info.license_override
     audits = []
     for variant in ds.variants:
-        info = infos.get(variant, {})
+        info = infos.get(variant)
         for split in ds.splits(variant):
             frame = ds.tables[variant][split]
             path = ds.files[(variant, split)]

@@ -28,13 +28,12 @@ from schemas.io import dumps_json, sha256_file, staging_dir
 from data_cards.card import CardContext, SplitTerms, references, render_card
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
 from data_cards.legal import render_attribution, render_license
-from schemas.errors import LicenseError, UsageError
-from schemas.records import MC_COLUMNS
+from schemas.errors import LicenseError, SchemaError, UsageError
+from schemas.features import arrow_schema
 
 from .audit import Audit, audit_dataset
 from .lmeval import write_lm_eval
 
-TOPIC_COLUMNS = ("index_id", "category", "text")
 _REPORTS = ("qc_report.json", "agreement.json")
 
 
@@ -59,21 +58,25 @@ def slug(name: str) -> str:
     return out or "dataset"
 
 
-def _table(frame: pd.DataFrame, kind: str, license_value: str | None) -> pa.Table:
+def _table(frame: pd.DataFrame, kind: str, license_value: str | None, where: Path) -> pa.Table:
+    """The split as Arrow: record columns first, in order and with the types of :mod:`schemas.features`."""
     table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)  # small tables: no thread pool
     if "license" not in table.column_names:
         table = table.append_column("license", pa.array([license_value] * table.num_rows, pa.string()))
-    first = MC_COLUMNS if kind == "mc" else (*TOPIC_COLUMNS, "language", "split", "license", "provenance")
+    record = arrow_schema(kind)
     names = table.column_names
-    table = table.select([c for c in first if c in names] + [c for c in names if c not in first])
+    table = table.select([c for c in record.names if c in names] + [c for c in names if c not in record.names])
     fields = []
-    for f in table.schema:  # plain string/int64 types, as the Hub's Value("string")/Value("int64")
-        if pa.types.is_large_string(f.type):
+    for f in table.schema:  # the record's types (the Hub's Value("string")/Value("int64")); extra columns as read
+        if f.name in record.names:
+            f = f.with_type(record.field(f.name).type)
+        elif pa.types.is_large_string(f.type):
             f = f.with_type(pa.string())
-        elif f.name in ("correct_answer_num", "index_id") and pa.types.is_integer(f.type):
-            f = f.with_type(pa.int64())
         fields.append(f)
-    return table.cast(pa.schema(fields)).replace_schema_metadata(None)
+    try:
+        return table.cast(pa.schema(fields)).replace_schema_metadata(None)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+        raise SchemaError(f"a column does not have its record type ({err})", file=where) from None
 
 
 def _labels(audit: Audit) -> list[str]:
@@ -157,7 +160,8 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
             (stage / variant).mkdir()
             for split in ds.splits(variant):
                 terms = terms_by_split[(variant, split)]
-                table = _table(ds.tables[variant][split], ds.kind, terms.licenses[0] if terms.licenses else None)
+                table = _table(ds.tables[variant][split], ds.kind, terms.licenses[0] if terms.licenses else None,
+                               ds.files[(variant, split)])
                 rel = f"{variant}/{split}.parquet"
                 pq.write_table(table, stage / rel, compression="zstd", use_dictionary=True, write_statistics=True)
                 files[rel] = {"rows": table.num_rows}
@@ -170,7 +174,8 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
             name=name, pretty_name=pretty, kind=ds.kind, sizes=sizes, files=card_files, columns=columns,
             splits=[SplitTerms(s.variant, s.split, s.terms) for s in audit.splits], overall=overall,
             override=audit.override, description=build_info.get("description"), manifest=build_info,
-            variant_info=audit.variant_info, labels=_labels(audit), agreement=reports["agreement.json"],
+            variant_info={v: info.to_dict() for v, info in audit.variant_info.items()}, labels=_labels(audit),
+            agreement=reports["agreement.json"],
             qc=reports["qc_report.json"], references=references([x.name for x in overall.sources], build_info))
         card = render_card(ctx)
         check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")

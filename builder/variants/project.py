@@ -14,10 +14,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_json_atomic, write_sib_tsv
+from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_sib_tsv
 from schemas.io import write_text_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
+from schemas.variant import VariantInfo
 
 from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
 from .checks import CheckConfig, CheckSet, duplicate_groups
@@ -235,7 +236,7 @@ def project_topic(source: str | Path, parallel: Sequence[str | Path], variant: s
             rows_out[split] = len(projected)
         write_text_atomic(stage / "labels.txt", labels_of(source, splits))
         model = getattr(checks, "length_model", None)
-        write_json_atomic(stage / "variant.json", {
+        VariantInfo.from_dict({
             "variant": variant,
             "kind": "topic",
             "method": "projection",
@@ -249,5 +250,5 @@ def project_topic(source: str | Path, parallel: Sequence[str | Path], variant: s
             "length_ratio": None if model is None else {"median_log_ratio": round(model.center, 6),
                                                         "scale": round(model.scale, 6)},
             "checks": checks.to_dict(),
-        })
+        }).write(stage)
     return ProjectionResult(out_dir=target, rows=rows_out, checks=checks)

@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from schemas.dataset import load_dataset_dir
-from schemas.io import read_text_utf8, require_path, sha256_file, staging_dir, write_json_atomic
+from schemas.io import read_text_utf8, require_path, sha256_file, staging_dir
 from schemas.io import write_jsonl_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError
 from schemas.codes import check_language_code
+from schemas.variant import VariantInfo
 from schemas.records import ANSWER_FIELDS, MC_COLUMNS
 
 from .align import log_ratio, robust_z
@@ -146,9 +147,9 @@ def project_mc(source, translations, variant: str, out, *, config: CheckConfig |
                 items.append(item)
             write_jsonl_atomic(stage / f"{split}.jsonl", items)
             rows_out[split] = len(items)
-        write_json_atomic(stage / "variant.json", {
+        VariantInfo.from_dict({
             "variant": variant, "kind": "mc", "method": "projection", "source": str(source),
             "translations": {"path": str(tpath), "sha256": sha256_file(tpath), "rows": len(trans)},
             "rows": rows_out, "license": license, "config": config.to_dict(), "checks": checks.to_dict(),
-        })
+        }).write(stage)
     return ProjectionResult(out_dir=target, rows=rows_out, checks=checks)

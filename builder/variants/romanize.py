@@ -24,10 +24,12 @@ from typing import Callable
 
 import regex
 
-from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_json_atomic, write_sib_tsv
+from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_sib_tsv
 from schemas.io import write_jsonl_atomic, write_text_atomic
 from schemas.errors import ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
+from schemas.dataset import SPLIT_ORDER
+from schemas.variant import VariantInfo
 
 from . import brahmic
 from schemas.scripts import count_letters, script_of
@@ -176,24 +178,15 @@ class RomanizeResult:
     report: dict
 
 
-def _variant_code(folder: Path) -> str:
-    meta = folder / "variant.json"
-    if meta.is_file():
-        try:
-            code = json.loads(meta.read_text(encoding="utf-8")).get("variant")
-        except json.JSONDecodeError as err:
-            raise SchemaError(f"malformed JSON: {err.msg}", file=meta, record=f"line {err.lineno}") from None
-        if code:
-            return check_language_code(code, file=meta, field="variant")
+def _variant_code(folder: Path, info: VariantInfo | None) -> str:
+    if info is not None and info.variant:
+        return info.variant  # checked as a FLORES-200 code when read
     return check_language_code(folder.name, file=folder, field="variant folder name")
 
 
-def _source_license(folder: Path) -> tuple[str, str]:
-    meta = folder / "variant.json"
-    if meta.is_file():
-        lic = json.loads(meta.read_text(encoding="utf-8")).get("license")
-        if lic:
-            return lic, "source variant.json"
+def _source_license(info: VariantInfo | None) -> tuple[str, str]:
+    if info is not None and info.license:
+        return info.license, "source variant.json"
     return "CC-BY-SA-4.0", "default (SIB-200/FLORES-200 are CC BY-SA 4.0)"
 
 
@@ -211,13 +204,13 @@ def _read_jsonl(path: Path) -> list[dict]:
 def read_variant_texts(folder: Path) -> dict[str, tuple[str, list[dict]]]:
     """``split -> (kind, rows)`` of a variant folder (``tsv`` topic rows or ``jsonl`` MC rows)."""
     splits = {}
-    for split in ("train", "dev", "test"):
+    for split in SPLIT_ORDER:
         if (folder / f"{split}.tsv").is_file():
             splits[split] = ("tsv", read_sib_tsv(folder / f"{split}.tsv"))
         elif (folder / f"{split}.jsonl").is_file():
             splits[split] = ("jsonl", _read_jsonl(folder / f"{split}.jsonl"))
     if not splits:
-        raise SchemaError("no train/dev/test .tsv or .jsonl in the variant folder", file=folder)
+        raise SchemaError("no split file (train/dev/test/... .tsv or .jsonl) in the variant folder", file=folder)
     return splits
 
 
@@ -233,7 +226,8 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     ``allow_leftover`` is false; nothing is written then.
     """
     folder = require_path(variant_dir, what="variant folder", kind="dir")
-    code = _variant_code(folder)
+    info = VariantInfo.read(folder)
+    code = _variant_code(folder, info)
     romanizer = get_romanizer(code, scheme)
     if romanizer.tool == "uroman":
         _uroman().reset_cache(65536)  # uroman's token cache, fresh for every variant
@@ -276,7 +270,7 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     fresh = get_romanizer(code, scheme)  # a second romanizer with its own (empty) cache
     deterministic = [romanizer.romanize(t) for t in sample] == [fresh.romanize(t) for t in sample]
     rt = round_trip(natives, romanizer) if check_round_trip else {"checked": False, "reason": "skipped"}
-    license_id, license_from = _source_license(folder)
+    license_id, license_from = _source_license(info)
     report = {
         "variant": new_code,
         "source_variant": code,
@@ -303,6 +297,6 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
                 write_jsonl_atomic(stage / f"{split}.jsonl", rows)
         if (folder / "labels.txt").is_file():
             write_text_atomic(stage / "labels.txt", (folder / "labels.txt").read_text(encoding="utf-8"))
-        write_json_atomic(stage / "variant.json", report)
+        VariantInfo.from_dict(report).write(stage)
     return RomanizeResult(target, sum(len(r) for r in out_rows.values()), romanizer.tool, romanizer.version,
                           romanizer.scheme, total_left, report)

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from data_cards.licenses import REGISTRY, get_license, known_ids
-from data_cards.rules import Override, combine
+from data_cards.rules import combine
+from schemas.licensing import LicenseOverride
 from schemas.errors import LicenseError
 
 READER_IDS = ("RACE-research", "ReClor-research", "MSR-LA", "CC-BY-NC-3.0", "unknown")
@@ -99,7 +100,7 @@ def test_belebele_training_mix_is_a_conflict_and_non_commercial_either_way():
     assert {c.licenses for c in t.conflicts} == {("CC-BY-NC-3.0", "MSR-LA"), ("MSR-LA", "RACE-research"),
                                                   ("MSR-LA", "ReClor-research")}
     assert not t.commercial_use
-    o = combine(mix, override=Override("non-commercial research", "as Belebele's training set"))
+    o = combine(mix, override=LicenseOverride("non-commercial research", "as Belebele's training set"))
     assert not o.unresolved and all(c.overridden for c in o.conflicts)
     assert not o.commercial_use and not o.allows("commercial") and o.allows("research")
     # Without MCTest the non-commercial corpora combine without conflict.
@@ -110,13 +111,13 @@ def test_belebele_training_mix_is_a_conflict_and_non_commercial_either_way():
 def test_unknown_sentinel_needs_an_override():
     t = combine([("mcscript", "unknown", 43)])
     assert t.unresolved and "unknown" in t.conflicts[0].reason and not t.allows("research")
-    assert not combine([("mcscript", "unknown", 43)], override=Override("", "checked by hand")).unresolved
+    assert not combine([("mcscript", "unknown", 43)], override=LicenseOverride("", "checked by hand")).unresolved
 
 
 def test_override_needs_a_written_reason():
     with pytest.raises(LicenseError, match="reason"):
-        Override.from_dict({"terms": "x", "reason": "  "})
-    assert Override.from_dict(None) is None
+        LicenseOverride.from_dict({"terms": "x", "reason": "  "})
+    assert LicenseOverride.from_dict(None) is None
 
 
 def test_zero_record_sources_are_ignored_and_an_empty_split_is_an_error():
