@@ -24,10 +24,12 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from schemas.errors import RecipeError, ToolkitError
+from schemas.dataset import SPLIT_ORDER
+from schemas.features import arrow_schema
 from schemas.records import MC_COLUMNS
 
 from .filters import FourOptions, Ledger, StepContext, get_filter
-from .filters.shuffle import shuffle_options
+from .shuffle import shuffle_options
 from schemas.io import check_replaceable, dumps_json, sha256_file, staging_dir, write_jsonl_atomic, write_parquet_atomic, write_text_atomic
 from .readers import get_reader
 from .readers.base import BadRecord, RawMCItem
@@ -37,7 +39,6 @@ from .recipe import Recipe, SourceSpec
 TSV_COLUMNS = ("dataset", "split", "passage_id", "question_id", "passage", "question", "answer1", "answer2",
                "answer3", "answer4", "correct_answer", "correct_answer_num")
 _FLAT = tuple(c for c in MC_COLUMNS if c != "provenance")
-SPLIT_ORDER = ("train", "dev", "validation", "test")
 
 
 class InternalError(ToolkitError):
@@ -190,10 +191,7 @@ def _append(cols: dict[str, list], spec: SourceSpec, split: str, license_: str, 
 def _arrow_table(cols: dict[str, list]):
     import pyarrow as pa
 
-    string = pa.string()
-    fields = [pa.field(c, pa.int64() if c == "correct_answer_num" else string, nullable=False) for c in _FLAT]
-    fields.append(pa.field("provenance", pa.struct([("corpus", string), ("file", string), ("record", string)])))
-    schema = pa.schema(fields)
+    schema = arrow_schema("mc", required=True)
     return pa.Table.from_pydict({c: cols[c] for c in schema.names}, schema=schema)
 
 

@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from schemas.codes import flores_code
+
 from .result import CheckResult, VariantData, skipped
 from .tokens import TokenCache
 
@@ -166,7 +168,7 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         name = NAME if features == "question+option" else f"{NAME}:option_only"
         try:
             r = probe_accuracy(frame, seed=data.seed, folds=params["folds"], features=features, cache=data.cache,
-                               language=data.variant if "_" in data.variant else None, chance=params["chance"],
+                               language=flores_code(data.variant), chance=params["chance"],
                                confidence=params["confidence"], max_features=params["max_features"] or None)
         except ValueError as err:
             out.append(skipped(data.variant, name, str(err)))

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from schemas.codes import flores_code
+
 from .result import CheckResult, VariantData, skipped
 from .textnorm import word_ngram_hashes
 from .tokens import TokenCache
@@ -45,7 +47,7 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         against = next(iter(data.against.values()))
     if against is None:
         return [skipped(data.variant, NAME, "the --contamination-against set has no variant of this name")]
-    language = data.variant if "_" in data.variant else None
+    language = flores_code(data.variant)
     texts = pd.unique(data.combined[text_column(data.kind)].astype(str))
     data.cache.fill(texts, language)
     n = params["ngram"]

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from schemas.codes import flores_code
+
 from .overlap import option_features
 from .result import CheckResult, VariantData, skipped
 
@@ -46,7 +48,7 @@ def variant_features(data: VariantData) -> pd.DataFrame:
     """Option features of all splits of the variant, computed once per variant."""
     if "features" not in data.memo:
         frame = data.combined
-        data.memo["features"] = option_features(frame, language=data.variant if "_" in data.variant else None,
+        data.memo["features"] = option_features(frame, language=flores_code(data.variant),
                                                 cache=data.cache)
     return data.memo["features"]
 

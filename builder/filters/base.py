@@ -3,15 +3,16 @@
 A concrete filter answers one question about one record ("keep?") and, when
 the answer is no, names the reason with a short stable string such as
 ``fill_in_blank``. Everything else lives here, as in datatrove's
-``BaseFilter``: looping, counting kept and dropped records per reason, and
-routing every drop to the :class:`Ledger` that becomes ``dropped.jsonl``.
+``BaseFilter``: looping, and routing every drop to the :class:`Ledger` that
+becomes ``dropped.jsonl`` and is the one place drops are counted per reason.
 
 Three shapes of step exist:
 
 * :class:`Filter` -- ``keep(item)`` returns ``True``, ``False`` (drop with the
   filter's own name) or a reason string;
-* :class:`Transform` -- ``apply(item, ctx)`` returns a (possibly changed)
-  record or a reason string, and may draw from the step's seeded generator;
+* :class:`Transform` -- ``apply(item)`` returns a (possibly changed)
+  record or a reason string, and may draw from ``self.rng``, the step's
+  seeded generator;
 * group steps override :meth:`Filter.run` to see all records of a split
   (e.g. completing MCScript options from the other questions of a passage).
 
@@ -124,7 +125,7 @@ class StepContext:
 
 
 class Filter:
-    """Base class: loops over records, counts, routes drops to the ledger.
+    """Base class: loops over records, routes drops to the ledger.
 
     Subclasses set :attr:`name` (the recipe name), :attr:`reasons` (every
     reason they may emit; stable names), optionally :attr:`params` (accepted
@@ -145,7 +146,6 @@ class Filter:
                 raise RecipeError(f"filter {self.name!r} parameter {key!r} must be {want.__name__}, "
                                   f"found {value!r}")
         self.options = dict(params)
-        self.stats: Counter = Counter()  # "kept" and one key per reason
 
     def keep(self, item: RawMCItem) -> bool | str:
         """``True`` keeps, ``False`` drops with reason :attr:`name`, a string drops with that reason.
@@ -167,10 +167,8 @@ class Filter:
             result = self._verdict(item, ctx)
             if isinstance(result, (str, tuple)):
                 reason, message = (result, "") if isinstance(result, str) else result
-                self.stats[reason] += 1
                 ctx.drop(item, reason, self.name, message)
             else:
-                self.stats["kept"] += 1
                 kept.append(result)
         return kept
 

@@ -43,7 +43,6 @@ class CompleteOptions(Filter):
         for i, item in enumerate(items):
             need = self.target - len(item.options)
             if need <= 0:
-                self.stats["kept"] += 1
                 kept.append(item)
                 continue
             own = {o.strip() for o in item.options}
@@ -56,12 +55,10 @@ class CompleteOptions(Filter):
                             pool.setdefault(text, option)
             candidates = list(pool.values())
             if len(candidates) < need:
-                self.stats["cannot_complete_options"] += 1
                 ctx.drop(item, "cannot_complete_options", self.name,
                          f"{len(candidates)} distinct answers from other questions of passage "
                          f"{item.passage_id}, {need} needed")
                 continue
             extra = [candidates[k] for k in rng.choice(len(candidates), need, replace=False)]
-            self.stats["kept"] += 1
             kept.append(replace_options(item, [*item.options, *extra], list(item.correct)))
         return kept

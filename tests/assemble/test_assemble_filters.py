@@ -160,7 +160,8 @@ def test_four_options_check_names_each_reason(raw, reason):
     assert reasons(ledger) == [reason]
 
 
-def test_step_stats_count_kept_and_dropped():
-    f = get_filter("fill_in_blank")
-    f.run([item("_"), item(), item()], ctx())
-    assert f.stats == {"kept": 2, "fill_in_blank": 1}
+def test_step_drops_are_counted_in_the_ledger():
+    ledger = Ledger()
+    kept = get_filter("fill_in_blank").run([item("_"), item(), item()], ctx(ledger))
+    assert len(kept) == 2
+    assert ledger.counts == {("demo", "train", "fill_in_blank"): 1}

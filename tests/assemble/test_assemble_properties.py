@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from builder.assemble import filter_split
 from builder.filters import FILTERS, FourOptions, Ledger, StepContext, get_filter
-from builder.filters.shuffle import balanced_positions, shuffle_options
+from builder.shuffle import balanced_positions, shuffle_options
 from builder.readers.base import BadRecord, RawMCItem
 
 texts = st.text(alphabet="abcdeé _.?!।。 ", min_size=0, max_size=12)

@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..readers.base import RawMCItem
+from .readers.base import RawMCItem
 
 
 def balanced_positions(n: int, rng: np.random.Generator) -> np.ndarray:
