@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from schemas.variant import VariantInfo
+
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "tests" / "data" / "sib200" / "annotated"
 TARGET_S = 30.0
@@ -53,8 +55,7 @@ def make_variants(root: Path, n: int) -> int:
             shutil.copyfile(src / f, dst / f)
             if f.endswith(".tsv"):
                 rows += sum(1 for _ in open(src / f, encoding="utf-8")) - 1
-        (dst / "variant.json").write_text(json.dumps({"variant": code, "license": "CC-BY-SA-4.0",
-                                                      "source_name": "SIB-200"}), encoding="utf-8")
+        VariantInfo(variant=code, license="CC-BY-SA-4.0", source_name="SIB-200").write(dst)
     return rows
 
 

@@ -18,7 +18,7 @@ from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, wri
 from schemas.io import write_text_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
-from schemas.variant import VariantInfo
+from schemas.variant import VARIANT_JSON, VariantInfo
 
 from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
 from .checks import CheckConfig, CheckSet, duplicate_groups
@@ -228,7 +228,7 @@ def project_topic(source: str | Path, parallel: Sequence[str | Path], variant: s
     raise_first_error(checks, text, variant, english)
     target = Path(out) / variant
     rows_out: dict[str, int] = {}
-    with staging_dir(target, marker="variant.json", what="variant") as stage:
+    with staging_dir(target, marker=VARIANT_JSON, what="variant") as stage:
         for split, rows in splits.items():
             projected = [{"index_id": r["index_id"], "category": r["category"],
                           "text": text.lines[int(r["index_id"])]} for r in rows]

@@ -20,7 +20,7 @@ from schemas.io import read_text_utf8, require_path, sha256_file, staging_dir
 from schemas.io import write_jsonl_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError
 from schemas.codes import check_language_code
-from schemas.variant import VariantInfo
+from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.records import ANSWER_FIELDS, MC_COLUMNS
 
 from .align import log_ratio, robust_z
@@ -133,7 +133,7 @@ def project_mc(source, translations, variant: str, out, *, config: CheckConfig |
         raise exc(f"{res.count} × {what}; first: {first}", file=tpath)
     rows_out: dict[str, int] = {}
     target = Path(out) / variant
-    with staging_dir(target, marker="variant.json", what="variant") as stage:
+    with staging_dir(target, marker=VARIANT_JSON, what="variant") as stage:
         for split, rows in splits.items():
             items = []
             for r in rows:

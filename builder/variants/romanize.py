@@ -29,7 +29,7 @@ from schemas.io import write_jsonl_atomic, write_text_atomic
 from schemas.errors import ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
 from schemas.dataset import SPLIT_ORDER
-from schemas.variant import VariantInfo
+from schemas.variant import VARIANT_JSON, VariantInfo
 
 from . import brahmic
 from schemas.scripts import count_letters, script_of
@@ -289,7 +289,7 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
         "license_from": license_from,
     }
     target = Path(out) / new_code
-    with staging_dir(target, marker="variant.json", what="variant") as stage:
+    with staging_dir(target, marker=VARIANT_JSON, what="variant") as stage:
         for split, rows in out_rows.items():
             if splits[split][0] == "tsv":
                 write_sib_tsv(stage / f"{split}.tsv", rows)
