@@ -1,4 +1,7 @@
-"""Topic-label annotation: import, agreement, adjudication, curation and splits.
+"""Topic-label annotation (floor 2): import, agreement, adjudication, curation and splits.
+
+Builds on :mod:`schemas` only (records, atomic writes); ``builder annotate`` is
+its command-line face.
 
 Modules, one job each (the ``builder annotate`` subcommands call them):
 
