@@ -1,4 +1,4 @@
-"""Time `builder evaluate` on 205 topic variants generated from the 24 shipped SIB-200 variants.
+"""Time `builder evaluate baselines` on 205 topic variants generated from the 24 shipped SIB-200 variants.
 
     python benchmarks/evaluate.py                     # fast baselines (3 runs) + MLP sample
     python benchmarks/evaluate.py --part fast --repeat 3
@@ -59,16 +59,16 @@ def generate(dest: Path, n: int = N_VARIANTS) -> list[tuple[str, str]]:
 
 
 def run_cli(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and child CPU seconds (user + sys) of one `builder evaluate` run."""
+    """Wall seconds and child CPU seconds (user + sys) of one `builder evaluate baselines` run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     exe = Path(sys.executable).with_name("builder")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "builder"]
-    proc = subprocess.run([*cmd, "-q", "evaluate", *args], capture_output=True, text=True)
+    proc = subprocess.run([*cmd, "-q", "evaluate", "baselines", *args], capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        sys.exit(f"builder evaluate failed ({proc.returncode}): {proc.stderr.strip()}")
+        sys.exit(f"builder evaluate baselines failed ({proc.returncode}): {proc.stderr.strip()}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
 
@@ -76,7 +76,7 @@ def run_cli(args: list[str]) -> tuple[float, float]:
 def part_fast(data: Path, out: Path, repeat: int, jobs: int) -> None:
     walls, cpus = [], []
     for i in range(repeat):
-        wall, cpu = run_cli([str(data), "--baselines", "majority,char_tfidf", "--jobs", str(jobs),
+        wall, cpu = run_cli([str(data), "--baseline", "majority,char_tfidf", "--jobs", str(jobs),
                              "--out", str(out / f"fast{i}")])
         walls.append(wall)
         cpus.append(cpu)
@@ -119,7 +119,7 @@ def part_mlp_sample(data: Path, made: list[tuple[str, str]], sample: int) -> Non
 
 
 def part_mlp_full(data: Path, out: Path, jobs: int) -> None:
-    wall, cpu = run_cli([str(data), "--baselines", "mlp", "--jobs", str(jobs), "--out", str(out / "mlp")])
+    wall, cpu = run_cli([str(data), "--baseline", "mlp", "--jobs", str(jobs), "--out", str(out / "mlp")])
     print(f"MLP, {N_VARIANTS} variants, --jobs {jobs}: wall {wall / 60:.1f} min, CPU {cpu / 60:.1f} min")
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from schemas.errors import ExitStatus, RecipeError
+from schemas.errors import GateStatus, RecipeError
 
 CHOICES = {
     ("overlap_ttest", "correction"): ("none", "bonferroni", "holm"),
@@ -30,7 +30,7 @@ CHOICES = {
 class QCConfigError(RecipeError):
     """A QC config cannot be read or names unknown keys (exit code 2)."""
 
-    exit_code = ExitStatus.UNREADABLE
+    exit_code = GateStatus.UNREADABLE
 
 
 def default_config() -> dict[str, Any]:

@@ -9,14 +9,16 @@ no other package of the project; ``data_cards``, ``annotation`` and ``qc``
 build on it, and ``builder`` (pipeline, evaluation, CLI) on all of them.
 """
 from .codes import LANGUAGE_CODE, check_language_code, flores_code, variant_language, variant_script
-from .errors import (AlignmentError, AnnotationError, ExitStatus, LicenseError, QCGateFailed,
+from .errors import (AlignmentError, AnnotationError, ExitStatus, GateFailed, GateInputError, GateStatus,
+                     LicenseError, QCGateFailed,
                      RecipeError, SchemaError, ScriptError, SourceError, SourceNotFoundError,
                      ToolkitError, UsageError)
 from .records import (DECISION_RULES, MC_COLUMNS, TOPIC_COLUMNS, Decision, Judgement, MCItem,
                       Provenance, REQUIRED_COLUMNS, TopicItem, mc_item_from_dict, topic_item_from_dict)
 
 __all__ = [
-    "AlignmentError", "AnnotationError", "ExitStatus", "LicenseError", "QCGateFailed", "RecipeError",
+    "AlignmentError", "AnnotationError", "ExitStatus", "GateFailed", "GateInputError", "GateStatus",
+    "LicenseError", "QCGateFailed", "RecipeError",
     "SchemaError", "ScriptError", "SourceError", "SourceNotFoundError", "ToolkitError", "UsageError",
     "DECISION_RULES", "MC_COLUMNS", "TOPIC_COLUMNS", "Decision", "Judgement", "MCItem", "Provenance",
     "REQUIRED_COLUMNS", "TopicItem", "mc_item_from_dict", "topic_item_from_dict",

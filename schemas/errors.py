@@ -4,7 +4,10 @@ Every error the toolkit raises on purpose derives from :class:`ToolkitError`.
 Subclasses are grouped by phase and, where it fits, also inherit the matching
 built-in (a missing source is still a :class:`FileNotFoundError`). The CLI
 catches :class:`ToolkitError`, prints ``str(err)`` on one line and exits with
-``err.exit_code``; only ``--traceback`` shows the stack.
+``err.exit_code``; only ``--traceback`` shows the stack. The exit code is a
+class attribute: a command that needs another code raises another class
+(``raise GateInputError(...) from err``), it never changes ``exit_code`` on an
+error already raised.
 
 Messages name the thing (file, line or record id, field), what was allowed and
 what was found::
@@ -19,13 +22,23 @@ from enum import IntEnum
 
 
 class ExitStatus(IntEnum):
-    """Named exit codes shared by every subcommand."""
+    """Named exit codes shared by every subcommand but the gates."""
 
     SUCCESS = 0
     BAD_INPUT = 1  # the input is malformed or inconsistent
     USAGE = 2  # wrong flags or arguments (click's own code)
-    # `builder qc` and `builder licenses --intended-use` use their own contract:
-    GATE_FAILED = 1  # a release gate failed
+
+
+class GateStatus(IntEnum):
+    """Exit codes of the release gates, ``builder qc`` and ``builder licenses``.
+
+    A CI job branches on them without reading the text: the gate passed, the
+    gate failed, or the gate could not look (the input or its config cannot be
+    read).
+    """
+
+    PASSED = 0
+    FAILED = 1  # a release gate failed
     UNREADABLE = 2  # the input or config of a gate cannot be read
 
 
@@ -98,10 +111,37 @@ class LicenseError(ToolkitError):
     """A license id is unknown or the licenses of a split conflict."""
 
 
-class QCGateFailed(ToolkitError):
+class GateFailed(ToolkitError):
+    """A release gate failed (exit code 1, :attr:`GateStatus.FAILED`)."""
+
+    exit_code = GateStatus.FAILED
+
+
+class QCGateFailed(GateFailed):
     """A quality-control gate failed."""
 
-    exit_code = ExitStatus.GATE_FAILED
+
+class GateInputError(ToolkitError):
+    """A gate cannot read its input or config (exit code 2, :attr:`GateStatus.UNREADABLE`).
+
+    A gate converts the read error it caught, keeping its message and location::
+
+        >>> try:
+        ...     try:
+        ...         raise SchemaError("malformed JSON", file="test.jsonl", record="line 3")
+        ...     except SchemaError as err:
+        ...         raise GateInputError.from_error(err) from err
+        ... except GateInputError as gate_err:
+        ...     (str(gate_err), int(gate_err.exit_code))
+        ('test.jsonl, line 3: malformed JSON', 2)
+    """
+
+    exit_code = GateStatus.UNREADABLE
+
+    @classmethod
+    def from_error(cls, err: ToolkitError) -> "GateInputError":
+        """The same message and location (file, record, field) as ``err``."""
+        return cls(err.message, file=err.file, record=err.record, field=err.field)
 
 
 class UsageError(ToolkitError):

@@ -35,6 +35,50 @@ def on_error_option(f):
     )(f)
 
 
+def _names(ctx, param, values):
+    """Flatten repeated values that may each be a comma list, in the order given, without repeats."""
+    names: list[str] = []
+    for value in values:
+        for name in value.split(","):
+            name = name.strip()
+            if not name:
+                raise click.BadParameter(f"expected NAME or NAME,NAME,...; found {value!r}", ctx, param)
+            if name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+def names_option(*decls, metavar: str = "NAME", help: str):
+    """A repeatable option whose every value may also be a comma list; the command gets a tuple of names.
+
+    ``--variant eng_Latn,hin_Deva`` is the same as ``--variant eng_Latn --variant hin_Deva``;
+    a name given twice counts once. The grammar is shared by every option that names several
+    things (``--variant``, ``--baseline``), so that it is implemented and documented once.
+    """
+    return click.option(*decls, multiple=True, metavar=f"{metavar}[,{metavar}...]", callback=_names,
+                        help=f"{help} Repeatable, or a comma list.")
+
+
+def variant_option(f):
+    """``--variant NAME``: work on these variants only (default: all of them)."""
+    return names_option("--variant", "variants",
+                        help="Only this variant, e.g. hin_Deva [default: every variant].")(f)
+
+
+def _jobs(ctx, param, value):
+    if value is not None:
+        return value
+    from qc.gate import default_jobs  # the one definition of "the usable CPUs"
+
+    return default_jobs()
+
+
+def jobs_option(f):
+    """``--jobs/-j N``: worker processes; default the CPUs this process may use (:func:`qc.gate.default_jobs`)."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, callback=_jobs,
+                        help="Worker processes; the result does not depend on it [default: the usable CPUs].")(f)
+
+
 def progress(iterable, *, total=None, description="", quiet=False):
     """Wrap ``iterable`` in a rich progress bar on stderr when it is a terminal."""
     if quiet or not sys.stderr.isatty():

@@ -1,29 +1,25 @@
 """``builder evaluate``: baselines on built splits, LLM answer scoring, Belebele prompts.
 
-Three modes, one command (see docs/evaluate.md):
+A group of three subcommands, each with its own options (see docs/evaluate.md):
 
-* ``builder evaluate DATASET --out DIR`` trains and scores the baselines of
-  the dataset's kind (topic: majority, mlp, char_tfidf; mc: chance,
-  sliding_window, bow_lr) on every variant -> results.csv/.json/.md, accuracy.png.
-* ``builder evaluate --predictions FILE... --task topic|mc --out DIR`` parses
+* ``builder evaluate baselines DATASET --out DIR`` trains and scores the
+  baselines of the dataset's kind (topic: majority, mlp, char_tfidf; mc:
+  chance, sliding_window, bow_lr) on every variant -> results.csv/.json/.md,
+  accuracy.png.
+* ``builder evaluate predictions FILE... --task topic|mc --out DIR`` parses
   and scores LLM answers -> results.csv/.json/.md, items.jsonl.
-* ``builder evaluate DATASET --render-prompts five-shot|zero-shot --out DIR``
+* ``builder evaluate prompts DATASET --mode five-shot|zero-shot --out DIR``
   writes Belebele's prompts for an MC split -> prompts/<variant>.<mode>.jsonl.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
 from schemas.errors import UsageError
 
-from .common import pass_app
-
-
-def _csv_list(value: str | None) -> tuple[str, ...]:
-    return tuple(x.strip() for x in value.split(",") if x.strip()) if value else ()
+from .common import jobs_option, names_option, pass_app, variant_option
 
 
 def _read_labels(path: Path) -> list[str]:
@@ -44,7 +40,7 @@ def _run_baselines(app, dataset_path, out, baselines, variants, ngram_unit, jobs
     chosen = baselines or runner.default_baselines(ds.kind)
     cfg = runner.RunConfig(baselines=chosen, split=split, seed=seed, ngram_unit=ngram_unit,
                            mlp_max_iter=mlp_max_iter, transfer_from=transfer_from, ci_method=ci,
-                           jobs=jobs or os.cpu_count() or 1)
+                           jobs=jobs)
     app.info(f"evaluating {len(chosen)} baseline(s) on {len(ds.variants)} {ds.kind} variant(s) "
              f"with {min(cfg.jobs, len(chosen) * len(ds.variants))} worker(s)")
     rows = runner.run(ds, cfg)
@@ -63,8 +59,6 @@ def _score_predictions(app, files, out, task, gold, labels_path, model, answer_c
     from builder.evaluation import llm_scoring, report
     from builder.evaluation.parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC
 
-    if task is None:
-        raise UsageError("--predictions needs --task topic or --task mc")
     if lenient and task != "mc":
         raise UsageError("--lenient applies to --task mc only (Belebele's first-character fallback)")
     items = llm_scoring.load_items(files, task, model=model, answer_column=answer_column)
@@ -92,7 +86,7 @@ def _render_prompts(app, dataset_path, out, mode, shots_from, variants, split, s
 
     ds = load_dataset_dir(dataset_path, variants=variants or None)
     if ds.kind != "mc":
-        raise UsageError(f"--render-prompts needs a multiple-choice dataset; {dataset_path} holds {ds.kind} records")
+        raise UsageError(f"prompts need a multiple-choice dataset; {dataset_path} holds {ds.kind} records")
     shots, shot_source = [], None
     if mode == "five-shot":
         source = load_dataset_dir(shots_from) if shots_from else load_dataset_dir(dataset_path)
@@ -111,67 +105,111 @@ def _render_prompts(app, dataset_path, out, mode, shots_from, variants, split, s
         path = write_jsonl_atomic(out / "prompts" / f"{v}.{mode}.jsonl", rows)
         written[v] = {"file": str(path.relative_to(out)), "n": len(rows)}
     write_json_atomic(out / "prompts.json", {"mode": mode, "split": split, "shots": shot_source,
-                                             "variants": written, "parse_with": "builder evaluate --predictions "
+                                             "variants": written, "parse_with": "builder evaluate predictions "
                                              "FILE... --task mc (add --lenient for Belebele's fallback)"})
     click.echo(f"wrote {sum(w['n'] for w in written.values())} {mode} prompts for {len(written)} variant(s) "
                f"to {out / 'prompts'}")
 
 
-@click.command("evaluate")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder (files in it are replaced one by one, atomically).")
-@click.option("--baselines", help="Comma list; default all of the dataset's kind "
-              "(topic: majority,mlp,char_tfidf; mc: chance,sliding_window,bow_lr).")
-@click.option("--variants", help="Comma list of variants to evaluate (default: all).")
+def _out_option(f):
+    return click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
+                        help="Output folder (files in it are replaced one by one, atomically).")(f)
+
+
+def _split_option(help: str):
+    return click.option("--split", default="test", show_default=True, help=help)
+
+
+def _ci_option(f):
+    return click.option("--ci", type=click.Choice(["wilson", "clopper-pearson"]), default="wilson",
+                        show_default=True, help="95% confidence interval of each accuracy.")(f)
+
+
+def _seed_option(help: str):
+    return click.option("--seed", type=int, default=0, show_default=True, help=help)
+
+
+@click.group("evaluate", context_settings={"help_option_names": ["-h", "--help"]})
+def evaluate():
+    """Score baselines on built splits, score LLM answers, or render Belebele prompts.
+
+    \b
+    builder evaluate baselines DATASET --out DIR [--baseline NAME ...] [--variant NAME ...]
+    builder evaluate predictions FILE... --task topic|mc --out DIR [--gold DATASET] [--lenient]
+    builder evaluate prompts DATASET --mode five-shot|zero-shot --out DIR [--shots-from DATASET]
+
+    Every accuracy comes with its n and a 95% confidence interval; see
+    `builder evaluate COMMAND --help` and docs/evaluate.md.
+    """
+
+
+@evaluate.command("baselines", short_help="Topic and MC baselines on built splits.")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@_out_option
+@names_option("--baseline", "baselines", help="Baseline to run [default: every one of the dataset's kind; "
+              "topic: majority,mlp,char_tfidf; mc: chance,sliding_window,bow_lr].")
+@variant_option
 @click.option("--ngram-unit", type=click.Choice(["char", "word"]), default="char", show_default=True,
               help="n-gram unit of the MLP's 1-3-gram counts (char reproduces SIB-200 Table 8).")
-@click.option("--jobs", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Worker processes (0: one per core).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every model and tie-break.")
-@click.option("--split", default="test", show_default=True, help="Split to score.")
+@jobs_option
+@_seed_option("Seed of every model and tie-break.")
+@_split_option("Split to score.")
 @click.option("--transfer-from", metavar="VARIANT", help="Topic: train on this variant, test on every variant.")
 @click.option("--mlp-max-iter", type=click.IntRange(min=1), default=300, show_default=True,
               help="MLP iterations (300 = the paper; lower only for quick checks).")
-@click.option("--ci", type=click.Choice(["wilson", "clopper-pearson"]), default="wilson", show_default=True,
-              help="95% confidence interval of each accuracy.")
-@click.option("--predictions", is_flag=True, help="Score LLM answers: PATHS are prediction files.")
-@click.option("--task", type=click.Choice(["topic", "mc"]), help="With --predictions: how to parse answers.")
-@click.option("--gold", type=click.Path(path_type=Path), help="With --predictions: built dataset to take gold "
-              "labels from, by id, when the files carry none.")
+@_ci_option
+@pass_app
+def baselines_cmd(app, dataset, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from,
+                  mlp_max_iter, ci):
+    """Train and score the baselines of DATASET's kind on every variant.
+
+    DATASET is an assembled folder, a folder of variant folders or an export.
+    Writes OUT/results.csv, results.json, results.md and accuracy.png.
+    """
+    _run_baselines(app, dataset, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from,
+                   mlp_max_iter, ci)
+
+
+@evaluate.command("predictions", short_help="Parse and score LLM answers.")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--task", required=True, type=click.Choice(["topic", "mc"]), help="How to parse the answers.")
+@_out_option
+@click.option("--gold", type=click.Path(path_type=Path), help="Built dataset to take gold labels from, by id, "
+              "when the files carry none.")
+@_split_option("With --gold: the split the answers are for.")
 @click.option("--labels", "labels_path", type=click.Path(path_type=Path),
               help="With --task topic: label set, one per line (default: the gold labels seen).")
-@click.option("--model", help="With --predictions: model name when files have no model column "
-              "(default: the file's folder name).")
-@click.option("--answer-column", help="With --predictions: column holding the free-text answer.")
+@click.option("--model", help="Model name when files have no model column (default: the file's folder name).")
+@click.option("--answer-column", help="Column holding the free-text answer.")
 @click.option("--lenient", is_flag=True, help="With --task mc: Belebele's first-character fallback, counted apart.")
-@click.option("--render-prompts", type=click.Choice(["five-shot", "zero-shot"]),
-              help="Write Belebele's prompts for the MC split instead of scoring.")
-@click.option("--shots-from", type=click.Path(path_type=Path),
-              help="With --render-prompts five-shot: dataset whose English train split gives the 5 shots.")
+@_ci_option
 @pass_app
-def evaluate(app, paths, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from, mlp_max_iter, ci,
-             predictions, task, gold, labels_path, model, answer_column, lenient, render_prompts, shots_from):
-    """Score baselines on a built dataset, score LLM answers, or render Belebele prompts.
+def predictions_cmd(app, files, task, out, gold, split, labels_path, model, answer_column, lenient, ci):
+    """Parse and score LLM answers in FILES (JSONL, JSON, CSV or TSV).
 
-    \b
-    builder evaluate DATASET --out DIR [--baselines majority,mlp,char_tfidf] [--variants ...]
-    builder evaluate --predictions FILE [FILE ...] --task topic|mc --out DIR [--lenient]
-    builder evaluate DATASET --render-prompts five-shot|zero-shot --out DIR [--shots-from DIR]
+    Writes OUT/results.csv, results.json, results.md and items.jsonl (every
+    answer with its parse).
     """
-    if predictions and render_prompts:
-        raise UsageError("--predictions and --render-prompts are different modes; use one")
-    if not paths:
-        raise UsageError("give a dataset folder, or prediction files with --predictions")
-    if predictions:
-        _score_predictions(app, paths, out, task, gold, labels_path, model, answer_column, lenient, split, ci)
-        return
-    if len(paths) != 1:
-        raise UsageError(f"expected one dataset folder, found {len(paths)} paths (prediction files need --predictions)")
-    if task or gold or lenient:
-        raise UsageError("--task, --gold and --lenient apply to --predictions only")
-    if render_prompts:
-        _render_prompts(app, paths[0], out, render_prompts, shots_from, _csv_list(variants), split, seed)
-        return
-    _run_baselines(app, paths[0], out, _csv_list(baselines), _csv_list(variants), ngram_unit, jobs, seed, split,
-                   transfer_from, mlp_max_iter, ci)
+    _score_predictions(app, files, out, task, gold, labels_path, model, answer_column, lenient, split, ci)
+
+
+@evaluate.command("prompts", short_help="Write Belebele's five-shot or zero-shot prompts.")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.option("--mode", required=True, type=click.Choice(["five-shot", "zero-shot"]),
+              help="five-shot: the paper's template; zero-shot: Belebele's instruction prompt.")
+@_out_option
+@click.option("--shots-from", type=click.Path(path_type=Path),
+              help="With --mode five-shot: dataset whose English train split gives the 5 shots "
+                   "[default: DATASET].")
+@variant_option
+@_split_option("Split to write prompts for.")
+@_seed_option("Seed that draws the five shots.")
+@pass_app
+def prompts_cmd(app, dataset, mode, out, shots_from, variants, split, seed):
+    """Write Belebele's prompts for the multiple-choice DATASET.
+
+    Writes OUT/prompts/<variant>.<mode>.jsonl (id, prompt, gold letter) and
+    OUT/prompts.json; score the model's outputs with
+    `builder evaluate predictions FILE... --task mc`.
+    """
+    _render_prompts(app, dataset, out, mode, shots_from, variants, split, seed)

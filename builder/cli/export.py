@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from schemas.errors import ExitStatus, ToolkitError
+from schemas.errors import GateFailed, GateInputError, ToolkitError
 
 from .common import AppContext, pass_app
 
@@ -48,25 +48,23 @@ def _render_text(rows: list[dict]) -> str:
               help="License of variant folders without license information (e.g. CC-BY-SA-4.0).")
 @click.option("--source", metavar="NAME", help="Source name of records that name none (default: the folder name).")
 @pass_app
-@click.pass_context
-def licenses(ctx, app: AppContext, directory: Path, as_json: bool, intended_use: str | None,
+def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str | None,
              license_id: str | None, source: str | None):
     """Audit the license terms of every split of DIRECTORY.
 
     Lists, per variant and split, the sources with record counts, the combined
     terms, commercial use, share-alike, attribution lines and conflicts.
-    Exit codes: 0 read (conflicts are reported, not failed), 1 with
-    --intended-use when a split forbids that use or has an unresolved conflict,
-    2 when the input cannot be read.
+    Exit codes (schemas.errors.GateStatus): 0 read (conflicts are reported,
+    not failed), 1 with --intended-use when a split forbids that use or has an
+    unresolved conflict, 2 when the input cannot be read.
     """
     from builder.export.audit import audit_dataset
     from schemas.io import dumps_json
 
     try:
         audit = audit_dataset(directory, license_id=license_id, source=source)
-    except ToolkitError as err:
-        err.exit_code = ExitStatus.UNREADABLE
-        raise
+    except ToolkitError as err:  # the gate cannot look: exit 2, same message and location
+        raise GateInputError.from_error(err) from err
     rows = [s.to_dict() for s in audit.splits]
     click.echo(dumps_json(rows) if as_json else _render_text(rows), nl=not as_json)
     if intended_use:
@@ -74,9 +72,7 @@ def licenses(ctx, app: AppContext, directory: Path, as_json: bool, intended_use:
         if failing:
             names = ", ".join(f"{s.variant}/{s.split}" for s in failing[:5])
             more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
-            click.echo(f"error: {len(failing)} of {len(rows)} split(s) do not allow {intended_use} use: "
-                       f"{names}{more}", err=True)
-            ctx.exit(ExitStatus.GATE_FAILED)
+            raise GateFailed(f"{len(failing)} of {len(rows)} split(s) do not allow {intended_use} use: {names}{more}")
         app.info(f"all {len(rows)} split(s) allow {intended_use} use")
 
 

@@ -2,7 +2,8 @@
 
 Exit codes (scripts branch on them): 0 every gate passed, 1 at least one gate
 failed (:class:`schemas.errors.QCGateFailed`), 2 the input or the config could
-not be read.
+not be read (:class:`schemas.errors.GateInputError`). The error's class decides
+the code (:class:`schemas.errors.GateStatus`).
 """
 from __future__ import annotations
 
@@ -10,22 +11,21 @@ from pathlib import Path
 
 import click
 
-from schemas.errors import ExitStatus, QCGateFailed, ToolkitError
+from schemas.errors import GateInputError, QCGateFailed, ToolkitError
 
-from .common import pass_app
+from .common import jobs_option, pass_app, variant_option
 
 
 def _unreadable(call, path, what: str, also=(OSError, ValueError)):
-    """Run ``call``; a read error becomes a one-line ToolkitError with the gate's exit code 2."""
+    """Run ``call``; a read error becomes a :class:`GateInputError` (exit code 2), same message and location."""
     try:
         return call()
-    except ToolkitError as err:
-        err.exit_code = ExitStatus.UNREADABLE
+    except GateInputError:
         raise
+    except ToolkitError as err:
+        raise GateInputError.from_error(err) from err
     except also as err:  # unreadable file, bad Parquet/JSON the loader did not wrap
-        wrapped = ToolkitError(f"cannot read {what}: {err}", file=path)
-        wrapped.exit_code = ExitStatus.UNREADABLE
-        raise wrapped from None
+        raise GateInputError(f"cannot read {what}: {err}", file=path) from err
 
 
 def _load(path, what: str, variants=None, lazy: bool = False):
@@ -42,9 +42,8 @@ def _load(path, what: str, variants=None, lazy: bool = False):
               help="Folder for qc_report.json and qc_report.md [default: DATASET].")
 @click.option("--contamination-against", "against", type=click.Path(path_type=Path), default=None,
               help="A test set (dataset folder) whose passages must not occur in DATASET (13-gram overlap).")
-@click.option("--variant", "variants", multiple=True, help="Check only this variant (repeatable).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes across variants [default: the usable CPUs].")
+@variant_option
+@jobs_option
 @pass_app
 def qc(app, dataset, config_path, out_dir, against, variants, jobs):
     """Run the quality-control gate on DATASET (an assembled, variant or export folder).
@@ -56,15 +55,15 @@ def qc(app, dataset, config_path, out_dir, against, variants, jobs):
     gates pass, 1 when a gate fails, 2 when the input or config is unreadable.
     """
     from qc.config import load_config
-    from qc.gate import default_jobs, run_gate
+    from qc.gate import run_gate
     from qc.report import write_reports
 
-    config = load_config(config_path)
+    config = _unreadable(lambda: load_config(config_path), config_path, "config", also=(OSError,))
     ds = _load(dataset, "dataset", variants, lazy=True)  # each variant is read by the worker that checks it
     ref = _load(against, "--contamination-against set") if against is not None else None
     app.info(f"qc: {len(ds.variants)} variant(s) of {ds.kind} data in {dataset}")
     # variants are read during the gate: a file that cannot be read still exits 2 (a bug in a check does not)
-    report = _unreadable(lambda: run_gate(ds, config, against=ref, jobs=jobs or default_jobs()), dataset,
+    report = _unreadable(lambda: run_gate(ds, config, against=ref, jobs=jobs), dataset,
                          "dataset", also=(OSError,))
     json_path, md_path = write_reports(report, out_dir or dataset)
     gated = sum(1 for r in report.results if r.gate and not r.skipped)

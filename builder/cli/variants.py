@@ -8,46 +8,20 @@ import click
 from .common import pass_app
 
 
-class _GreedyOption(click.Option):
-    """An option taking one or more values: ``--parallel a.dev a.devtest --variant ...``.
-
-    It consumes the following arguments up to the next one that starts with ``-``.
-    """
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("multiple", True)
-        super().__init__(*args, **kwargs)
-
-    def add_to_parser(self, parser, ctx):
-        result = super().add_to_parser(parser, ctx)
-        for name in self.opts:
-            opt = parser._long_opt.get(name) or parser._short_opt.get(name)
-            if opt is None:
-                continue
-            original = opt.process
-
-            def process(value, state, _original=original):
-                _original(value, state)
-                while state.rargs and not state.rargs[0].startswith("-"):
-                    _original(state.rargs.pop(0), state)
-
-            opt.process = process
-        return result
-
-
 @click.command("extend")
 @click.option("--source", required=True, type=click.Path(path_type=Path),
               help="Folder with the English annotation: train/dev/test.tsv (+ labels.txt), or, with "
                    "--translations, a multiple-choice dataset folder.")
-@click.option("--parallel", cls=_GreedyOption, type=click.Path(path_type=Path),
-              help="Parallel files, one sentence per line, concatenated in the order given "
-                   "(FLORES: xxx.dev xxx.devtest).")
+@click.option("--parallel", multiple=True, type=click.Path(path_type=Path), metavar="FILE",
+              help="A parallel file, one sentence per line; repeat it for several files, concatenated in the "
+                   "order given (FLORES: --parallel xxx.dev --parallel xxx.devtest).")
 @click.option("--translations", type=click.Path(path_type=Path),
               help="Multiple-choice items: a translated TSV/JSONL with question_id, passage, question, answer1-4.")
 @click.option("--variant", required=True, help="FLORES-200 code of the new variant, e.g. nqo_Nkoo.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder; writes OUT/<variant>/.")
-@click.option("--expected-lines", cls=_GreedyOption, type=click.IntRange(min=1),
-              help="Expected line count of each parallel file (default FLORES-200: 997 1012).")
+@click.option("--expected-lines", multiple=True, type=click.IntRange(min=1), metavar="N",
+              help="Expected line count of a parallel file; repeat it once per --parallel, in the same order "
+                   "(default FLORES-200: 997 and 1012).")
 @click.option("--config", "config_path", type=click.Path(path_type=Path),
               help="Checks YAML: severities (error/warning/off) and thresholds.")
 @click.option("--license", "license_id", default="CC-BY-SA-4.0", show_default=True,
@@ -65,7 +39,7 @@ def extend(app, source, parallel, translations, variant, out, expected_lines, co
     from builder.variants.checks import load_check_config
 
     if bool(parallel) == bool(translations):
-        raise click.UsageError("give either --parallel FILE... (topic items) or --translations FILE "
+        raise click.UsageError("give either --parallel FILE (repeatable; topic items) or --translations FILE "
                                "(multiple-choice items)")
     config = load_check_config(config_path).with_expected(tuple(expected_lines) if expected_lines else None)
     if translations:

@@ -108,7 +108,7 @@ def check_parallel(text: ParallelText, english: Mapping[int, str], ids: Sequence
     expected = config.expected_lines or default_expected_lines(len(text.files))
     if expected is None:
         raise UsageError(f"{len(text.files)} parallel files given; state the expected line counts "
-                         "with --expected-lines N ... (one per file)")
+                         "with --expected-lines N, once per file in the order given")
     if len(expected) != len(text.files):
         raise UsageError(f"{len(expected)} expected line counts for {len(text.files)} parallel files; "
                          "give one count per file")

@@ -1,4 +1,4 @@
-"""`builder evaluate DATASET`: topic and MC baselines, CIs, determinism, transfer, errors."""
+"""`builder evaluate baselines DATASET`: topic and MC baselines, CIs, determinism, transfer, errors."""
 from __future__ import annotations
 
 import csv
@@ -56,7 +56,7 @@ def test_majority_is_the_most_frequent_training_label():
 
 def test_cli_writes_every_output_with_n_and_ci(small_sib, tmp_path):
     out = tmp_path / "out"
-    result = _invoke("evaluate", small_sib, "--out", out, "--mlp-max-iter", "20", "--jobs", "1")
+    result = _invoke("evaluate", "baselines", small_sib, "--out", out, "--mlp-max-iter", "20", "--jobs", "1")
     assert result.exit_code == 0, result.output
     rows = _csv(out / "results.csv")
     assert list(rows[0])[:10] == ["variant", "script", "baseline", "split", "train_variant", "n", "correct",
@@ -82,7 +82,7 @@ def test_cli_writes_every_output_with_n_and_ci(small_sib, tmp_path):
 
 
 def test_parallel_run_is_byte_identical_to_serial(small_sib, tmp_path):
-    args = ["evaluate", small_sib, "--baselines", "majority,char_tfidf"]
+    args = ["evaluate", "baselines", small_sib, "--baseline", "majority,char_tfidf"]
     assert _invoke(*args, "--out", tmp_path / "serial", "--jobs", "1").exit_code == 0
     result = _invoke(*args, "--out", tmp_path / "parallel", "--jobs", "2")
     assert result.exit_code == 0, result.output
@@ -91,14 +91,14 @@ def test_parallel_run_is_byte_identical_to_serial(small_sib, tmp_path):
 
 
 def test_golden_majority_table(small_sib, tmp_path, golden):
-    result = _invoke("evaluate", small_sib, "--baselines", "majority", "--out", tmp_path, "--jobs", "1")
+    result = _invoke("evaluate", "baselines", small_sib, "--baseline", "majority", "--out", tmp_path, "--jobs", "1")
     assert result.exit_code == 0, result.output
     golden("evaluation/majority_results.md", (tmp_path / "results.md").read_text(encoding="utf-8"))
 
 
 def test_transfer_trains_on_one_variant_and_tests_on_all(small_sib, tmp_path):
-    result = _invoke("evaluate", small_sib, "--baselines", "majority,char_tfidf", "--transfer-from", "eng_Latn",
-                     "--out", tmp_path, "--jobs", "1")
+    result = _invoke("evaluate", "baselines", small_sib, "--baseline", "majority,char_tfidf", "--transfer-from",
+                     "eng_Latn", "--out", tmp_path, "--jobs", "1")
     assert result.exit_code == 0, result.output
     rows = _csv(tmp_path / "results.csv")
     assert {r["train_variant"] for r in rows} == {"eng_Latn"} and len(rows) == 6
@@ -134,25 +134,25 @@ def test_fast_char_counts_equal_scikit_learns(variant):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--baselines", "majority,svm"], "unknown topic baseline(s) svm"),
-    (["--variants", "xxx_Latn"], "unknown variant(s) xxx_Latn"),
+    (["--baseline", "majority,svm"], "unknown topic baseline(s) svm"),
+    (["--variant", "xxx_Latn"], "unknown variant(s) xxx_Latn"),
     (["--transfer-from", "fra_Latn"], "--transfer-from fra_Latn: unknown variant"),
     (["--split", "validation"], "has no 'validation' split"),
-    (["--task", "topic"], "apply to --predictions only"),
+    (["--task", "topic"], "No such option"),  # an option of `evaluate predictions`
 ])
 def test_bad_options_give_one_line(small_sib, tmp_path, args, message):
-    result = _invoke("evaluate", small_sib, "--out", tmp_path, "--jobs", "1", *args)
+    result = _invoke("evaluate", "baselines", small_sib, "--out", tmp_path, "--jobs", "1", *args)
     assert result.exit_code in (1, 2)
     assert message in result.output and "Traceback" not in result.output
 
 
 def test_missing_dataset_is_bad_input(tmp_path):
-    result = _invoke("evaluate", tmp_path / "nope", "--out", tmp_path / "out")
+    result = _invoke("evaluate", "baselines", tmp_path / "nope", "--out", tmp_path / "out")
     assert result.exit_code == 1 and "not found" in result.output
 
 
 def test_mc_baselines_on_a_set_that_word_matching_solves(tmp_path):
-    result = _invoke("evaluate", DATA / "qc" / "copy_passage", "--out", tmp_path, "--jobs", "1")
+    result = _invoke("evaluate", "baselines", DATA / "qc" / "copy_passage", "--out", tmp_path, "--jobs", "1")
     assert result.exit_code == 0, result.output
     rows = {r["baseline"]: r for r in _csv(tmp_path / "results.csv")}
     assert list(rows) == ["chance", "sliding_window", "bow_lr"]
@@ -164,8 +164,8 @@ def test_mc_baselines_on_a_set_that_word_matching_solves(tmp_path):
 
 
 def test_mc_baselines_per_variant_stay_near_chance_on_reasoning_questions(tmp_path):
-    result = _invoke("evaluate", DATA / "qc" / "pivot", "--baselines", "chance,sliding_window", "--out", tmp_path,
-                     "--jobs", "1")
+    result = _invoke("evaluate", "baselines", DATA / "qc" / "pivot", "--baseline", "chance,sliding_window",
+                     "--out", tmp_path, "--jobs", "1")
     assert result.exit_code == 0, result.output
     rows = _csv(tmp_path / "results.csv")
     assert {r["variant"] for r in rows} == {"eng_Latn", "fra_Latn", "hin_Deva"}

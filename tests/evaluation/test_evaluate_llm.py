@@ -1,4 +1,4 @@
-"""`builder evaluate --predictions`: scoring LLM answers, failures by kind, errors."""
+"""`builder evaluate predictions`: scoring LLM answers, failures by kind, errors."""
 from __future__ import annotations
 
 import csv
@@ -31,7 +31,7 @@ def _csv(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def shipped_scores(tmp_path_factory):
     out = tmp_path_factory.mktemp("llm")
-    result = CliRunner().invoke(cli, ["evaluate", "--predictions", *map(str, SHIPPED), "--task", "topic",
+    result = CliRunner().invoke(cli, ["evaluate", "predictions", *map(str, SHIPPED), "--task", "topic",
                                       "--labels", str(LABELS), "--out", str(out)])
     return result, out
 
@@ -65,7 +65,7 @@ def test_items_file_explains_every_answer(shipped_scores):
 
 
 def test_mc_answers_with_gold_from_a_built_dataset(tmp_path):
-    result = _invoke("evaluate", "--predictions", DATA / "evaluation" / "mc_predictions.jsonl", "--task", "mc",
+    result = _invoke("evaluate", "predictions", DATA / "evaluation" / "mc_predictions.jsonl", "--task", "mc",
                      "--gold", DATA / "qc" / "pivot", "--out", tmp_path / "strict")
     assert result.exit_code == 0, result.output
     (row,) = _csv(tmp_path / "strict" / "results.csv")
@@ -73,7 +73,7 @@ def test_mc_answers_with_gold_from_a_built_dataset(tmp_path):
     assert (row["fail_empty"], row["fail_no_letter"], row["lenient"]) == ("1", "2", "0")
     assert float(row["accuracy"]) == 0.5 and float(row["accuracy_parsed"]) == 0.8
 
-    result = _invoke("evaluate", "--predictions", DATA / "evaluation" / "mc_predictions.jsonl", "--task", "mc",
+    result = _invoke("evaluate", "predictions", DATA / "evaluation" / "mc_predictions.jsonl", "--task", "mc",
                      "--gold", DATA / "qc" / "pivot", "--lenient", "--out", tmp_path / "lenient")
     assert result.exit_code == 0, result.output
     (row,) = _csv(tmp_path / "lenient" / "results.csv")
@@ -82,7 +82,7 @@ def test_mc_answers_with_gold_from_a_built_dataset(tmp_path):
 
 
 def test_topic_answers_with_gold_by_index_id(tmp_path):
-    result = _invoke("evaluate", "--predictions", DATA / "evaluation" / "topic_predictions.jsonl", "--task",
+    result = _invoke("evaluate", "predictions", DATA / "evaluation" / "topic_predictions.jsonl", "--task",
                      "topic", "--gold", DATA / "sib200" / "annotated", "--labels", LABELS, "--model", "toy",
                      "--out", tmp_path)
     assert result.exit_code == 0, result.output
@@ -92,13 +92,13 @@ def test_topic_answers_with_gold_by_index_id(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--predictions", DATA / "evaluation" / "no_id.jsonl", "--task", "mc"], "no id column"),
-    (["--predictions", DATA / "evaluation" / "broken.jsonl", "--task", "mc"], "broken.jsonl, line 2"),
-    (["--predictions", DATA / "evaluation" / "topic_predictions.jsonl", "--task", "topic"], "--gold DATASET"),
-    (["--predictions", SHIPPED[0], "--task", "topic", "--lenient"], "--task mc only"),
-    (["--predictions", SHIPPED[0]], "--task topic or --task mc"),
-    (["--predictions", SHIPPED[0], SHIPPED[0], "--task", "topic"], "duplicate prediction"),
-    (["--predictions", DATA / "evaluation" / "mc_predictions.jsonl", "--task", "mc", "--gold",
+    (["predictions", DATA / "evaluation" / "no_id.jsonl", "--task", "mc"], "no id column"),
+    (["predictions", DATA / "evaluation" / "broken.jsonl", "--task", "mc"], "broken.jsonl, line 2"),
+    (["predictions", DATA / "evaluation" / "topic_predictions.jsonl", "--task", "topic"], "--gold DATASET"),
+    (["predictions", SHIPPED[0], "--task", "topic", "--lenient"], "--task mc only"),
+    (["predictions", SHIPPED[0]], "Missing option '--task'"),
+    (["predictions", SHIPPED[0], SHIPPED[0], "--task", "topic"], "duplicate prediction"),
+    (["predictions", DATA / "evaluation" / "mc_predictions.jsonl", "--task", "mc", "--gold",
       DATA / "qc" / "pivot", "--split", "dev"], "variant eng_Latn split dev is not in the gold dataset"),
 ])
 def test_bad_prediction_input_gives_one_line(tmp_path, args, message):
@@ -111,7 +111,7 @@ def test_bad_prediction_input_gives_one_line(tmp_path, args, message):
 def test_console_script_scores_answers(tmp_path):
     exe = Path(sys.executable).with_name("builder")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "builder"]
-    proc = subprocess.run([*cmd, "evaluate", "--predictions", str(LLM / "gpt-4" / "eng_Latn.tsv"), "--task",
+    proc = subprocess.run([*cmd, "evaluate", "predictions", str(LLM / "gpt-4" / "eng_Latn.tsv"), "--task",
                            "topic", "--labels", str(LABELS), "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

@@ -1,4 +1,4 @@
-"""Belebele's five-shot and zero-shot prompts, and `builder evaluate --render-prompts`."""
+"""Belebele's five-shot and zero-shot prompts, and `builder evaluate prompts`."""
 from __future__ import annotations
 
 import json
@@ -45,7 +45,7 @@ def test_five_shot_prompt_has_five_answered_examples_then_an_open_item():
 
 
 def test_cli_renders_prompts_per_variant(tmp_path, golden):
-    result = CliRunner().invoke(cli, ["evaluate", str(DATA / "qc" / "pivot"), "--render-prompts", "five-shot",
+    result = CliRunner().invoke(cli, ["evaluate", "prompts", str(DATA / "qc" / "pivot"), "--mode", "five-shot",
                                       "--shots-from", str(DATA / "qc" / "clean"), "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "prompts.json").read_text(encoding="utf-8"))
@@ -57,8 +57,8 @@ def test_cli_renders_prompts_per_variant(tmp_path, golden):
     assert {r["gold"] for r in rows} <= set("ABCD")
     golden("evaluation/five_shot_prompt.txt", rows[0]["prompt"] + "\n")
 
-    result = CliRunner().invoke(cli, ["evaluate", str(DATA / "qc" / "pivot"), "--render-prompts", "zero-shot",
-                                      "--variants", "eng_Latn", "--out", str(tmp_path / "zero")])
+    result = CliRunner().invoke(cli, ["evaluate", "prompts", str(DATA / "qc" / "pivot"), "--mode", "zero-shot",
+                                      "--variant", "eng_Latn", "--out", str(tmp_path / "zero")])
     assert result.exit_code == 0, result.output
     first = json.loads((tmp_path / "zero" / "prompts" / "eng_Latn.zero-shot.jsonl").read_text(
         encoding="utf-8").splitlines()[0])
@@ -66,13 +66,13 @@ def test_cli_renders_prompts_per_variant(tmp_path, golden):
 
 
 def test_five_shot_without_english_training_items_is_refused(tmp_path):
-    result = CliRunner().invoke(cli, ["evaluate", str(DATA / "qc" / "pivot"), "--render-prompts", "five-shot",
+    result = CliRunner().invoke(cli, ["evaluate", "prompts", str(DATA / "qc" / "pivot"), "--mode", "five-shot",
                                       "--out", str(tmp_path)])
     assert result.exit_code == 2  # a usage error: the command needs --shots-from here
     assert "has no train split (pass --shots-from DIR)" in result.output
 
 
 def test_topic_dataset_has_no_mc_prompts(tmp_path):
-    result = CliRunner().invoke(cli, ["evaluate", str(DATA / "sib200" / "annotated"), "--variants", "eng_Latn",
-                                      "--render-prompts", "zero-shot", "--out", str(tmp_path)])
-    assert result.exit_code == 2 and "needs a multiple-choice dataset" in result.output
+    result = CliRunner().invoke(cli, ["evaluate", "prompts", str(DATA / "sib200" / "annotated"), "--variant",
+                                      "eng_Latn", "--mode", "zero-shot", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "need a multiple-choice dataset" in result.output

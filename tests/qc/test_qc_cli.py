@@ -54,6 +54,43 @@ def test_unreadable_input_or_config_exits_2(tmp_path, args):
     assert not (tmp_path / "qc_report.json").exists()
 
 
+def test_a_loader_error_exits_2_with_the_loaders_own_line(tmp_path):
+    """The gate converts the read error to GateInputError (exit 2); the line names the same file and line."""
+    from schemas.dataset import load_dataset_dir
+    from schemas.errors import GateInputError, SchemaError
+
+    with pytest.raises(SchemaError) as raised:
+        load_dataset_dir(QC_DATA / "broken")
+    result = _run(QC_DATA / "broken", "--out", tmp_path, "-j", "1")
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1] == f"error: {raised.value}"
+    assert "test.jsonl, line 5: malformed JSON" in result.output
+
+    result = CliRunner().invoke(cli, ["--traceback", "qc", str(QC_DATA / "broken"), "--out", str(tmp_path)])
+    assert isinstance(result.exception, GateInputError) and isinstance(result.exception.__cause__, SchemaError)
+    assert result.exception.exit_code == 2
+
+
+def test_a_failed_gate_is_qcgatefailed_exit_1(tmp_path):
+    from schemas.errors import QCGateFailed
+
+    result = CliRunner().invoke(cli, ["--traceback", "qc", str(QC_DATA / "always_a"), "--out", str(tmp_path),
+                                      "-j", "1"])
+    assert isinstance(result.exception, QCGateFailed) and result.exception.exit_code == 1
+
+
+def test_variant_comma_list_and_repeated_option_check_the_same_variants(tmp_path):
+    comma, repeat = tmp_path / "comma", tmp_path / "repeat"
+    a = _run(QC_DATA / "pivot", "--variant", "eng_Latn,hin_Deva", "--out", comma, "-j", "1")
+    b = _run(QC_DATA / "pivot", "--variant", "eng_Latn", "--variant", "hin_Deva", "--out", repeat, "-j", "1")
+    assert a.exit_code == b.exit_code == 1, a.output  # hin_Deva:script_consistency fails in both
+    assert "qc: 2 variant(s)" in a.output and "qc: 2 variant(s)" in b.output
+    report = json.loads((comma / "qc_report.json").read_text(encoding="utf-8"))
+    assert {c["variant"] for c in report["checks"]} == {"eng_Latn", "hin_Deva"}
+    for name in ("qc_report.json", "qc_report.md"):
+        assert (comma / name).read_bytes() == (repeat / name).read_bytes()
+
+
 def test_reports_are_byte_identical_on_rerun(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     assert _run(QC_DATA / "pivot", "--out", a, "-j", "2").exit_code == 1

@@ -40,7 +40,8 @@ def _extend(*args):
 
 
 def test_golden_nqo_projection_reproduces_sib200_byte_for_byte(tmp_path):
-    res = _extend("--source", SIB / "eng", "--parallel", DEV, DEVTEST, "--variant", "nqo_Nkoo", "--out", tmp_path)
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, "--parallel", DEVTEST, "--variant", "nqo_Nkoo",
+                  "--out", tmp_path)
     assert res.exit_code == 0, res.output
     assert "train 701, dev 99, test 204" in res.output
     rows = 0
@@ -72,7 +73,7 @@ def test_missing_line_in_the_middle_names_file_first_misaligned_line_and_expecta
     lines = _lines(DEV)
     k = 557
     broken = _write(tmp_path / "nqo_Nkoo.dev", lines[:k] + lines[k + 1:])
-    res = _extend("--source", SIB / "eng", "--parallel", broken, DEVTEST, "--variant", "nqo_Nkoo",
+    res = _extend("--source", SIB / "eng", "--parallel", broken, "--parallel", DEVTEST, "--variant", "nqo_Nkoo",
                   "--out", tmp_path / "out")
     assert res.exit_code == 1, res.output
     msg = res.output.strip().splitlines()[-1]
@@ -100,7 +101,7 @@ def test_missing_line_elsewhere_reports_a_range_holding_it(tmp_path, k):
 def test_extra_blank_line_is_located_exactly(tmp_path):
     lines = _lines(DEV)
     broken = _write(tmp_path / "blank.dev", lines[:500] + [""] + lines[500:])
-    res = _extend("--source", SIB / "eng", "--parallel", broken, DEVTEST, "--variant", "nqo_Nkoo",
+    res = _extend("--source", SIB / "eng", "--parallel", broken, "--parallel", DEVTEST, "--variant", "nqo_Nkoo",
                   "--out", tmp_path / "out")
     assert res.exit_code == 1
     assert (f"error: {broken}, line 501: 998 lines, expected 997; first misaligned line: line 501, "
@@ -122,7 +123,7 @@ def test_file_in_the_wrong_script_names_the_file(tmp_path):
     filler = hin[sorted(hin)[0]]
     lines = [hin.get(997 + i, filler + f" {i}") for i in range(1012)]
     broken = _write(tmp_path / "hin.devtest", lines)  # a Hindi file where N'Ko was declared
-    res = _extend("--source", SIB / "eng", "--parallel", DEV, broken, "--variant", "nqo_Nkoo",
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, "--parallel", broken, "--variant", "nqo_Nkoo",
                   "--out", tmp_path / "out")
     assert res.exit_code == 1
     assert f"error: {broken}, line 1: only 0.0% of the letters are in script Nkoo declared by nqo_Nkoo" in res.output
@@ -137,7 +138,7 @@ def test_declared_code_in_another_script(tmp_path):
 def test_severity_off_and_warning_come_from_the_config(tmp_path):
     cfg = _write(tmp_path / "checks.yaml", ["severity:", "  script_file: warning", "  script_lines: 'off'",
                                             "max_odd_share: 1.0"])
-    res = _extend("--source", SIB / "eng", "--parallel", DEV, DEVTEST, "--variant", "nqo_Latn",
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, "--parallel", DEVTEST, "--variant", "nqo_Latn",
                   "--out", tmp_path / "out", "--config", cfg)
     assert res.exit_code == 0, res.output
     checks = json.loads((tmp_path / "out" / "nqo_Latn" / "variant.json").read_text(encoding="utf-8"))["checks"]
@@ -159,8 +160,8 @@ def test_expected_lines_takes_several_values(tmp_path):
     res = _extend("--source", SIB / "eng", "--parallel", joined, "--expected-lines", "2009",
                   "--variant", "nqo_Nkoo", "--out", tmp_path / "o1")
     assert res.exit_code == 0, res.output
-    res = _extend("--source", SIB / "eng", "--parallel", DEV, DEVTEST, "--expected-lines", "997", "1012",
-                  "--variant", "nqo_Nkoo", "--out", tmp_path / "o2")
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, "--parallel", DEVTEST, "--expected-lines", "997",
+                  "--expected-lines", "1012", "--variant", "nqo_Nkoo", "--out", tmp_path / "o2")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "o1/nqo_Nkoo/test.tsv").read_bytes() == (tmp_path / "o2/nqo_Nkoo/test.tsv").read_bytes()
 
@@ -168,11 +169,14 @@ def test_expected_lines_takes_several_values(tmp_path):
 def test_usage_errors_exit_2(tmp_path):
     res = _extend("--source", SIB / "eng", "--variant", "nqo_Nkoo", "--out", tmp_path)
     assert res.exit_code == 2 and "either --parallel" in res.output
-    res = _extend("--source", SIB / "eng", "--parallel", DEV, DEVTEST, DEV, "--variant", "nqo_Nkoo",
-                  "--out", tmp_path)
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, "--parallel", DEVTEST, "--parallel", DEV,
+                  "--variant", "nqo_Nkoo", "--out", tmp_path)
     assert res.exit_code == 2 and "state the expected line counts" in res.output
     res = _extend("--source", SIB / "eng", "--parallel", DEV, "--variant", "nqo", "--out", tmp_path)
     assert res.exit_code == 1 and "expected a FLORES-200 code" in res.output
+    # --parallel takes one file; several files repeat the option (no greedy "--parallel a b")
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, DEVTEST, "--variant", "nqo_Nkoo", "--out", tmp_path)
+    assert res.exit_code == 2 and "unexpected extra argument" in res.output
 
 
 def test_failed_build_leaves_the_previous_output(tmp_path):
@@ -187,8 +191,9 @@ def test_failed_build_leaves_the_previous_output(tmp_path):
 def test_console_script_runs(tmp_path):
     exe = Path(sys.executable).with_name("builder")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "builder"]
-    proc = subprocess.run([*cmd, "extend", "--source", str(SIB / "eng"), "--parallel", str(DEV), str(DEVTEST),
-                           "--variant", "nqo_Nkoo", "--out", str(tmp_path)], capture_output=True, text=True)
+    proc = subprocess.run([*cmd, "extend", "--source", str(SIB / "eng"), "--parallel", str(DEV), "--parallel",
+                           str(DEVTEST), "--variant", "nqo_Nkoo", "--out", str(tmp_path)],
+                          capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "nqo_Nkoo" / "dev.tsv").read_bytes() == (SIB / "annotated/nqo_Nkoo/dev.tsv").read_bytes()
 
