@@ -27,12 +27,6 @@ from typing import Iterable, Sequence
 
 import regex
 
-try:  # the parser of the ``re`` module (renamed in Python 3.11)
-    from re import _constants as _sre, _parser as _sre_parse
-except ImportError:  # pragma: no cover - Python < 3.11
-    import sre_constants as _sre
-    import sre_parse as _sre_parse
-
 #: ISO 639-3 (and FLORES macro-language members) -> ISO 639-1 codes that
 #: sacremoses has non-breaking-prefix lists or special rules for.
 MOSES_LANGUAGES = {
@@ -49,6 +43,49 @@ _PUNCT_ONLY = regex.compile(r"^[\p{P}\p{S}]+$")
 _BATCH = 256
 _DIGITS = frozenset("0123456789")
 _WORD: dict[str, str | None] = {}  # token -> its word (None for punctuation), memoised
+#: Guards for sacremoses rules, written by hand for sacremoses 0.2.x (pinned in pyproject.toml):
+#: a guard skips a regex pass on text where the rule cannot match. TOKENIZER_GUARDS maps the
+#: MosesTokenizer rules that ``tokenize(text, escape=False)`` applies on every call to
+#: [(pattern, guard)], the pattern with {alpha}/{isn} standing for MosesTokenizer.IsAlpha/IsN and
+#: the guard a literal every match contains or (char, offset, width): every match is ``width``
+#: characters with ``char`` at ``offset``. NORMALIZER_GUARDS maps MosesPunctNormalizer
+#: substitution patterns to a literal every match contains. A rule is guarded only where the
+#: installed pattern is exactly the one here; any other runs unguarded (the same output, slower).
+#: To update for a new sacremoses: copy each changed pattern here, work out by reading it what
+#: every match must contain, and run tests/qc/test_qc_token_guards.py (it fails on a pattern
+#: that is not installed and checks every guard on generated text); then move the pin.
+TOKENIZER_GUARDS = {
+    "MULTIDOT_RUN": [(r"\.{2,}", ".")],
+    "COMMA_SEPARATE_1": [(r"([^{isn}])[,]", (",", 1, 2))],
+    "COMMA_SEPARATE_2": [(r"[,]([^{isn}])", (",", 0, 2))],
+    "COMMA_SEPARATE_3": [(r"([{isn}])[,]$", ",")],
+    "ENGLISH_SPECIFIC_APOSTROPHE": [
+        (r"([^{alpha}])[']([^{alpha}])", ("'", 1, 3)),
+        (r"([^{alpha}{isn}])[']([{alpha}])", ("'", 1, 3)),
+        (r"([{alpha}])[']([^{alpha}])", ("'", 1, 3)),
+        (r"([{alpha}])[']([{alpha}])", ("'", 1, 3)),
+        (r"([{isn}])[']([s])", ("'", 1, 3)),
+    ],
+    "FR_IT_SPECIFIC_APOSTROPHE": [
+        (r"([^{alpha}])[']([^{alpha}])", ("'", 1, 3)),
+        (r"([^{alpha}])[']([{alpha}])", ("'", 1, 3)),
+        (r"([{alpha}])[']([^{alpha}])", ("'", 1, 3)),
+        (r"([{alpha}])[']([{alpha}])", ("'", 1, 3)),
+    ],
+    "NON_SPECIFIC_APOSTROPHE": [(r"\'", ("'", 0, 1))],
+    "TRAILING_DOT_APOSTROPHE": [(r"\.' ?$", ".'")],
+    "MULTIDOT_MARKER": [(r"(?:DOT)+MULTI", "MULTI")],
+}
+NORMALIZER_GUARDS = {
+    "\\r": "\r", "\\(": "(", "\\)": ")", " +": " ", "\\) ([.!:?;,])": ") ", "\\( ": "( ", " \\)": " )",
+    "(\\d) %": " %", " :": " :", " ;": " ;", "`": "`", "''": "''", "„": "„", "“": "“", "”": "”",
+    "–": "–", "—": "—", "´": "´", "([a-zA-Z])‘([a-zA-Z])": "‘", "([a-zA-Z])’([a-zA-Z])": "’",
+    "‘": "‘", "‚": "‚", "’": "’", "´´": "´´", "…": "…", "\xa0«\xa0": "\xa0«\xa0", "«\xa0": "«\xa0",
+    "«": "«", "\xa0»\xa0": "\xa0»\xa0", "\xa0»": "\xa0»", "»": "»", "\xa0%": "\xa0%", "nº\xa0": "nº\xa0",
+    "\xa0:": "\xa0:", "\xa0ºC": "\xa0ºC", "\xa0cm": "\xa0cm", "\xa0\\?": "\xa0?", "\xa0\\!": "\xa0!",
+    "\xa0;": "\xa0;", ",\xa0": ",\xa0", "(\\d)\xa0(\\d)": "\xa0", ',"': ',"', '(\\.+)"(\\s*[^<])': '"',
+    '"([,.]+)': '"',
+}
 
 
 @lru_cache(maxsize=4096)
@@ -79,11 +116,11 @@ def _moses(lang: str):
     tok.islower = lambda text: not set(text).difference(lower)
     tok.isanyalpha = lambda text: any(set(text).intersection(alpha))
     tok.handles_nonbreaking_prefixes = _nonbreaking_prefixes(tok)
-    for name, value in vars(type(tok)).items():  # skip a regex pass where it cannot match
-        if name.isupper() and not name.startswith("_"):
-            guarded = _guard_rules(value)
-            if guarded is not value:
-                setattr(tok, name, guarded)
+    for name, table in TOKENIZER_GUARDS.items():  # skip a regex pass where it cannot match
+        if hasattr(tok, name):  # the class's IsAlpha: the CJK languages extend only the instance's
+            guards = {t.replace("{alpha}", MosesTokenizer.IsAlpha).replace("{isn}", MosesTokenizer.IsN): g
+                      for t, g in table}
+            setattr(tok, name, _guard_rules(getattr(tok, name), guards))
     if tok.DEDUPLICATE_SPACE[0].pattern == r"\s+" and tok.DEDUPLICATE_SPACE[1] == " ":
         # the same result without replacing every single space by a space
         tok.DEDUPLICATE_SPACE = (re.compile(r"[^\S ]\s*| \s+"), " ")
@@ -91,59 +128,6 @@ def _moses(lang: str):
     if not (norm.pre_replace_unicode_punct or norm.post_remove_control_chars):
         norm.normalize = _guarded_normalize(norm.substitutions)
     return norm, tok
-
-
-def _top_level(pattern) -> list | None:
-    """The top-level items of a pattern (string or compiled), or None when it cannot be read safely.
-
-    None for patterns that ignore case or are verbose (flag or inline ``(?i)``),
-    and for anything the ``re`` parser rejects: the callers then leave the
-    pattern as it is.
-    """
-    flags = 0
-    if isinstance(pattern, re.Pattern):
-        flags, pattern = pattern.flags, pattern.pattern
-    if not isinstance(pattern, str) or flags & (re.IGNORECASE | re.VERBOSE):
-        return None
-    return _parse(pattern, flags)
-
-
-@lru_cache(maxsize=None)
-def _parse(pattern: str, flags: int) -> list | None:
-    """:func:`_top_level` of a pattern string, parsed once (the rule classes hold thousands of characters)."""
-    try:
-        parsed = _sre_parse.parse(pattern, flags)
-    except Exception:  # noqa: BLE001 - an unparsable pattern is just left alone
-        return None
-    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):  # also set inline, as (?i)
-        return None
-    return list(parsed)
-
-
-def _required_literal(pattern) -> str | None:
-    """A substring every match of ``pattern`` contains, or None when none is known.
-
-    Reads the pattern's top level: consecutive literal characters (a literal
-    repeated at least once counts once) are part of every match, unless the
-    pattern alternates at its top level or ignores case. Used only to skip a
-    substitution on a text that cannot match, so None is always safe.
-
-    >>> _required_literal(r"(\\d) %"), _required_literal(r"\\.' ?$"), _required_literal(r"a|b")
-    (' %', ".'", None)
-    """
-    items = _top_level(pattern)
-    if items is None:
-        return None
-    best, run = "", ""
-    for op, arg in items:
-        if op is _sre.LITERAL:
-            run += chr(arg)
-            continue
-        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) and arg[0] >= 1 and len(arg[2]) == 1 \
-                and arg[2][0][0] is _sre.LITERAL:
-            run += chr(arg[2][0][1])
-        best, run = max(best, run, key=len), ""
-    return max(best, run, key=len) or None
 
 
 class _Guarded:
@@ -156,37 +140,6 @@ class _Guarded:
 
     def sub(self, repl, text, count=0):
         return self.pattern.sub(repl, text, count) if self.need in text else text
-
-
-_ONE_CHAR = (_sre.LITERAL, _sre.NOT_LITERAL, _sre.IN, _sre.ANY)
-
-
-def _window_of(pattern) -> tuple[str, int, int] | None:
-    """``(char, offset, width)`` when every match is ``width`` characters with ``char`` at ``offset``.
-
-    That holds for a pattern made only of single-character items (literals,
-    classes, groups of one such item), no anchors, repeats or alternation,
-    with at least one literal; the character is the first literal that is
-    neither a letter, a digit nor whitespace (those are too common for the
-    windows to pay): ``([^a])'([^a])`` gives ``("'", 1, 3)``.
-
-    >>> _window_of(r"([^a])'([^a])"), _window_of(r"[,]$"), _window_of(r"a+")
-    (("'", 1, 3), None, None)
-    """
-    items = _top_level(pattern)
-    if items is None:
-        return None
-    anchor = None
-    for i, (op, arg) in enumerate(items):
-        if op is _sre.SUBPATTERN:
-            if arg[1] or arg[2] or len(arg[3]) != 1:  # flags changed inside, or more than one item
-                return None
-            op, arg = list(arg[3])[0]
-        if op not in _ONE_CHAR:
-            return None
-        if op is _sre.LITERAL and anchor is None and not (chr(arg).isalnum() or chr(arg).isspace()):
-            anchor = (chr(arg), i)  # punctuation: rare in text, so the windows are few
-    return None if anchor is None else (anchor[0], anchor[1], len(items))
 
 
 class _Windowed:
@@ -227,37 +180,37 @@ class _Windowed:
         return "".join(parts)
 
 
-def _guard_rules(value):
-    """sacremoses' rule attributes (a pattern, a (pattern, repl) pair or a list of pairs), guarded."""
-    if isinstance(value, re.Pattern):
-        window = _window_of(value)
-        if window is not None:
-            return _Windowed(value, window)
-        need = _required_literal(value)
-        return _Guarded(value, need) if need else value
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], re.Pattern):
-        guarded = _guard_rules(value[0])
-        return value if guarded is value[0] else (guarded, value[1])
-    if isinstance(value, list) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
-        out = [_guard_rules(v) for v in value]
-        return out if any(a is not b for a, b in zip(out, value)) else value
-    return value
+def _guard_rules(value, guards: dict):
+    """A MosesTokenizer rule attribute (a pattern, a (pattern, repl) pair or a list of pairs), guarded.
+
+    ``guards`` maps pattern texts to their guard; a pattern not in it, or
+    compiled with flags beyond the default ``re.UNICODE``, is left as it is.
+    """
+    if isinstance(value, list):
+        return [_guard_rules(v, guards) for v in value]
+    if isinstance(value, tuple) and len(value) == 2:
+        return (_guard_rules(value[0], guards), value[1])
+    guard = guards.get(value.pattern) if isinstance(value, re.Pattern) and value.flags == re.UNICODE else None
+    if guard is None:
+        return value
+    return _Windowed(value, guard) if isinstance(guard, tuple) else _Guarded(value, guard)
 
 
 def _guarded_normalize(substitutions):
     """``MosesPunctNormalizer.normalize`` (no pre/post options) with the same output, fewer passes.
 
     sacremoses applies each ``(pattern, replacement)`` with ``re.sub`` to the
-    whole text. Here a pass is skipped when the text lacks a substring every
-    match needs, and ``" +" -> " "`` only rewrites runs of two or more spaces
-    (a single space would be replaced by itself).
+    whole text. Here a pass is skipped when the text lacks the literal
+    :data:`NORMALIZER_GUARDS` gives for its pattern, and ``" +" -> " "`` only
+    rewrites runs of two or more spaces (a single space would be replaced by
+    itself). ``normalize.rules`` holds ``(pattern, replacement, literal or None)``.
     """
     rules = []
     for pattern, repl in substitutions:
         if pattern == " +" and repl == " ":
             rules.append((re.compile("  +"), repl, "  "))
         else:
-            rules.append((re.compile(pattern), repl, _required_literal(pattern)))
+            rules.append((re.compile(pattern), repl, NORMALIZER_GUARDS.get(pattern)))
 
     def normalize(text):
         text = str(text)
@@ -266,6 +219,7 @@ def _guarded_normalize(substitutions):
                 text = regexp.sub(repl, text)
         return text.strip()
 
+    normalize.rules = rules
     return normalize
 
 
