@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from schemas.errors import RecipeError, ToolkitError
-from schemas.dataset import SPLIT_ORDER
+from schemas.splits import split_rank
 from schemas.features import arrow_schema
 from schemas.records import MC_COLUMNS
 
 from .filters import FourOptions, Ledger, StepContext, get_filter
 from .shuffle import shuffle_options
-from schemas.io import check_replaceable, dumps_json, sha256_file, staging_dir, write_jsonl_atomic, write_parquet_atomic, write_text_atomic
+from schemas.io import (check_replaceable, dumps_json, sha256_file, staging_dir, write_jsonl_atomic,
+                        write_parquet_atomic, write_text_atomic)
 from .readers import get_reader
 from .readers.base import BadRecord, RawMCItem
 from .recipe import Recipe, SourceSpec
@@ -91,8 +92,7 @@ class Assembly:
 def output_splits(recipe: Recipe) -> list[str]:
     """Output split names in a stable order: train, dev, ..., then the rest as first named."""
     seen = list(dict.fromkeys(s for src in recipe.sources for s in src.splits.values()))
-    return sorted(seen, key=lambda s: (SPLIT_ORDER.index(s) if s in SPLIT_ORDER else len(SPLIT_ORDER),
-                                       seen.index(s)))
+    return sorted(seen, key=lambda s: (split_rank(s), seen.index(s)))
 
 
 def _reader(recipe: Recipe, index: int, spec: SourceSpec, on_error: str):

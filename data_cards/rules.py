@@ -26,9 +26,9 @@ rule 2 the assembled training set is a conflict, released only with the
 recipe's written override. The override does not lift any restriction: the
 split stays non-commercial either way.
 
-A conflict stops ``builder export`` unless an ``license_override`` (:class:`schemas.licensing.LicenseOverride`, the recipe's
-``license_override: {terms, reason}``) is given; the override is recorded and
-printed in the card.
+A conflict stops ``builder export`` unless the recipe's written override
+(``license_override: {terms, reason}``, :class:`schemas.licensing.LicenseOverride`)
+is given; the override is recorded and printed in the card.
 
 >>> t = combine([("sib200", "CC-BY-SA-4.0", 1004)])
 >>> t.terms, t.commercial_use, t.share_alike, len(t.conflicts)

@@ -1,10 +1,11 @@
 """The ground floor: the dataset contract that every stage shares.
 
 Record shapes (:mod:`.records`) and their Arrow and ``datasets`` types
-(:mod:`.features`); the dataset-folder layout and its loader (:mod:`.dataset`);
-``variant.json`` (:mod:`.variant`) and the license override (:mod:`.licensing`);
-variant codes (:mod:`.codes`) and Unicode scripts (:mod:`.scripts`); atomic
-writes (:mod:`.io`); the error family (:mod:`.errors`). This package imports
+(:mod:`.features`); the dataset-folder layout and its loader (:mod:`.dataset`)
+and the split order (:mod:`.splits`); ``variant.json`` (:mod:`.variant`) and
+the license override (:mod:`.licensing`); variant codes (:mod:`.codes`) and
+Unicode scripts (:mod:`.scripts`); atomic writes (:mod:`.io`); the error
+family (:mod:`.errors`). This package imports
 no other package of the project; ``data_cards``, ``annotation`` and ``qc``
 build on it, and ``builder`` (pipeline, evaluation, CLI) on all of them.
 """

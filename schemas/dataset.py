@@ -13,7 +13,7 @@ layouts the toolkit writes:
 3. *Exported* (``builder export``): ``DIR/<variant>/<split>.parquet`` beside a
    ``README.md`` card and ``manifest.json``; the same rule as 2.
 
-Splits are ``train``, ``dev``, ``test`` (and any other ``*.parquet`` stem).
+Splits are any ``<split>.parquet``/``.jsonl``/``.tsv`` stem, listed in :data:`schemas.splits.SPLIT_ORDER`.
 """
 from __future__ import annotations
 
@@ -27,10 +27,8 @@ import pandas as pd
 from .errors import SchemaError, SourceError
 from .io import read_sib_tsv, require_path
 from .records import REQUIRED_COLUMNS
+from .splits import order_splits
 from .variant import VariantInfo
-
-#: The order splits are listed and written in, everywhere; other names follow, sorted.
-SPLIT_ORDER = ("train", "dev", "validation", "valid", "val", "test")
 _SUFFIXES = (".parquet", ".jsonl", ".tsv")
 _SKIP = {"dropped", "manifest", "labels", "qc_report", "results"}
 
@@ -105,15 +103,6 @@ class LoadedDataset:
         """The ``variant.json`` beside the variant's split files, or None (see :mod:`schemas.variant`)."""
         folder = self.variant_dir(variant)
         return None if folder is None else VariantInfo.read(folder)
-
-
-def order_splits(names) -> list[str]:
-    """Split names in :data:`SPLIT_ORDER`, other names after them in sorted order.
-
-    >>> order_splits(["test", "extra", "train", "dev"])
-    ['train', 'dev', 'test', 'extra']
-    """
-    return sorted(names, key=lambda s: (SPLIT_ORDER.index(s) if s in SPLIT_ORDER else len(SPLIT_ORDER), s))
 
 
 def read_table(path: Path) -> pd.DataFrame:

@@ -99,8 +99,8 @@ def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: s
     """
     from builder.export.writer import export_dataset
 
-    res = export_dataset(built, out, lm_eval=lm_eval, license_id=license_id, source=source, name=name, pretty_name=pretty_name,
-                         lm_eval_data_root=lm_eval_data_root)
+    res = export_dataset(built, out, lm_eval=lm_eval, license_id=license_id, source=source, name=name,
+                         pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root)
     tasks = f", {len(res.lm_eval_tasks)} lm-eval task(s)" if lm_eval else ""
     click.echo(f"exported {len(res.variants)} variant(s), {len(res.files)} file(s){tasks} to {res.out} "
                f"(terms: {res.terms})")

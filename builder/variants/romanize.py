@@ -28,7 +28,7 @@ from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, wri
 from schemas.io import write_jsonl_atomic, write_text_atomic
 from schemas.errors import ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
-from schemas.dataset import SPLIT_ORDER
+from schemas.splits import SPLIT_ORDER
 from schemas.variant import VARIANT_JSON, VariantInfo
 
 from . import brahmic

@@ -16,7 +16,8 @@ from hypothesis import given, strategies as st
 
 from builder.cli.main import cli
 from schemas import SchemaError
-from schemas.dataset import SPLIT_ORDER, load_dataset_dir, order_splits
+from schemas.dataset import load_dataset_dir
+from schemas.splits import SPLIT_ORDER, order_splits
 from schemas.errors import LicenseError, RecipeError
 from schemas.features import arrow_schema
 from schemas.licensing import LicenseOverride
