@@ -29,6 +29,7 @@ from .io import read_sib_tsv, require_path
 from .records import REQUIRED_COLUMNS
 from .splits import order_splits
 from .variant import VariantInfo
+
 _SUFFIXES = (".parquet", ".jsonl", ".tsv")
 _SKIP = {"dropped", "manifest", "labels", "qc_report", "results"}
 
@@ -221,14 +222,13 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False) -> 
     first_variant = next(iter(tables.values()))
     first_path = files[(next(iter(tables)), next(iter(first_variant)))]
     kind = _kind(next(iter(first_variant.values())), first_path)
+    read_now = list(tables)
     if isinstance(tables, LazyTables):
         tables.kind = kind  # the variants read later are checked when read
-        for split, frame in first_variant.items():
-            check_columns(frame, kind, files[(next(iter(tables)), split)])
-    else:
-        for variant, splits in tables.items():
-            for split, frame in splits.items():
-                check_columns(frame, kind, files[(variant, split)])
+        read_now = read_now[:1]
+    for variant in read_now:
+        for split, frame in tables[variant].items():
+            check_columns(frame, kind, files[(variant, split)])
     return LoadedDataset(root=root, kind=kind, tables=tables, manifest=manifest, files=files)
 
 

@@ -19,11 +19,11 @@ from schemas.io import write_text_atomic
 from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
 from schemas.variant import VARIANT_JSON, VariantInfo
+from schemas.scripts import count_letters, dominant_script, foreign_letters, script_of
 
 from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
 from .checks import CheckConfig, CheckSet, duplicate_groups
 from .parallel import ParallelText, default_expected_lines, read_parallel
-from schemas.scripts import count_letters, dominant_script, foreign_letters, script_of
 
 SPLITS = ("train", "dev", "test")
 DEFAULT_LICENSE = "CC-BY-SA-4.0"  # FLORES-200 and SIB-200 are CC BY-SA 4.0

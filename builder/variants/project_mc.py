@@ -22,11 +22,11 @@ from schemas.errors import AlignmentError, ScriptError, SchemaError
 from schemas.codes import check_language_code
 from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.records import ANSWER_FIELDS, MC_COLUMNS
+from schemas.scripts import count_letters, script_of
 
 from .align import log_ratio, robust_z
 from .checks import CheckConfig, CheckSet
 from .project import DEFAULT_LICENSE, ProjectionResult
-from schemas.scripts import count_letters, script_of
 
 TEXT_FIELDS = ("passage", "question", *ANSWER_FIELDS)
 

@@ -30,9 +30,9 @@ from schemas.errors import ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
 from schemas.splits import SPLIT_ORDER
 from schemas.variant import VARIANT_JSON, VariantInfo
+from schemas.scripts import count_letters, script_of
 
 from . import brahmic
-from schemas.scripts import count_letters, script_of
 
 #: Text fields romanized in multiple-choice (JSONL) splits.
 MC_TEXT_FIELDS = ("passage", "question", "answer1", "answer2", "answer3", "answer4", "correct_answer")
