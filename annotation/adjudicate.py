@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from schemas.io import atomic_path, read_text_utf8, require_path
+from schemas.tables import parse_table
 from schemas.errors import AnnotationError
 from schemas.records import Decision
 
@@ -114,11 +115,9 @@ def merge_sheet(decisions: Sequence[Decision], sheet, labels: Sequence[str]) -> 
     ``left_empty``, ``not_in_sheet``.
     """
     p = require_path(sheet, what="adjudication sheet", kind="file")
-    reader = csv.reader(io.StringIO(read_text_utf8(p), newline=""))
-    try:
-        header = [h.strip() for h in next(reader)]
-    except StopIteration:
-        raise AnnotationError("empty sheet; expected a header with item_id and lead_label", file=p) from None
+    table = parse_table(read_text_utf8(p), p, delimiter=",", error=AnnotationError, skip_blank=True,
+                        empty="empty sheet; expected a header with item_id and lead_label")
+    header = [h.strip() for h in table.header]
     for col in ("item_id", SHEET_LABEL):
         if col not in header:
             raise AnnotationError(f"sheet lacks column {col!r}; found {', '.join(header)}", file=p,
@@ -129,13 +128,7 @@ def merge_sheet(decisions: Sequence[Decision], sheet, labels: Sequence[str]) -> 
     seen: dict[str, int] = {}
     stats = {"rows": 0, "adjudicated": 0, "left_empty": 0, "not_in_sheet": 0}
     allowed = set(labels)
-    for row in reader:
-        if not row or not any(c.strip() for c in row):
-            continue
-        line = reader.line_num
-        if len(row) != len(header):
-            raise AnnotationError(f"expected {len(header)} fields, found {len(row)}", file=p,
-                                  record=f"line {line}")
+    for line, row in ((r.line, r.fields) for r in table.rows):
         item, label = row[id_at].strip(), row[label_at].strip()
         where = {"file": p, "record": f"line {line} (item {item})"}
         if item not in by_id:

@@ -10,12 +10,13 @@ Two layouts are accepted, from CSV, TSV or JSONL (chosen by the file suffix):
 Bad records are reported with file, line and item id (:class:`AnnotationError`)
 or, under ``on_error="skip"``, counted by a short reason name and listed by item
 id: ``unknown_label``, ``empty_label``, ``missing_item_id``, ``duplicate_rating``,
-``text_mismatch``, ``too_few_ratings``. Nothing is dropped silently.
+``text_mismatch``, ``too_few_ratings``, and for lines that cannot be read at all
+(listed as ``line N``) ``invalid_utf8``, ``malformed_json``, ``malformed_csv``.
+Nothing is dropped silently. A byte-order mark and CRLF line ends are read as
+if absent; a quote that is never closed is an error under either policy.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from schemas.io import read_text_utf8, require_path
+from schemas.tables import INVALID_UTF8, bad_utf8, jsonl_lines, parse_table, split_lines
 from schemas.errors import AnnotationError, SourceError
 from schemas.records import Judgement
 
@@ -114,7 +116,7 @@ def read_labels(path) -> tuple[str, ...]:
     """
     p = require_path(path, what="labels file", kind="file")
     labels: list[str] = []
-    for n, line in enumerate(read_text_utf8(p).splitlines(), start=1):
+    for n, line in enumerate(split_lines(read_text_utf8(p)), start=1):
         label = line.strip()
         if not label:
             continue
@@ -126,47 +128,59 @@ def read_labels(path) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def _rows(path: Path) -> tuple[list[str], list[tuple[int, dict]]]:
-    """Return (columns, [(line number, row dict)]) for a CSV, TSV or JSONL file."""
+def _rows(path: Path, on_error: str = "raise") -> tuple[list[str], list[tuple[int, dict]], list[tuple[int, str, str]]]:
+    """Return (columns, [(line number, row dict)], [(line, reason, message)]) for a CSV, TSV or JSONL file.
+
+    The third list holds the lines that cannot be read (bytes that are not
+    UTF-8, malformed JSON or CSV); it is empty under ``on_error="raise"``,
+    which raises at the first of them instead.
+    """
     suffix = path.suffix.lower()
-    text = read_text_utf8(path)
+    if suffix not in (".jsonl", ".json", ".ndjson", ".csv", ".tsv", ".txt"):
+        raise SourceError(f"unknown file type {suffix or '(none)'!r}; expected .csv, .tsv or .jsonl",
+                          file=path)
+    text = read_text_utf8(path, keep_bad=on_error == "skip")
+    bad: list[tuple[int, str, str]] = []
     if suffix in (".jsonl", ".json", ".ndjson"):
         columns: list[str] = []
         rows = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
+        for n, line in jsonl_lines(text):
+            obj, problem = _json_object(line)
+            if problem is not None:
+                if on_error == "raise":
+                    raise SourceError(problem[1], file=path, record=f"line {n}")
+                bad.append((n, *problem))
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise SourceError(f"malformed JSON ({err.msg})", file=path, record=f"line {n}") from None
-            if not isinstance(obj, dict):
-                raise SourceError(f"expected a JSON object, found {type(obj).__name__}", file=path,
-                                  record=f"line {n}")
             row = {str(k): ("" if v is None else str(v)) for k, v in obj.items()}
             for k in row:
                 if k not in columns:
                     columns.append(k)
             rows.append((n, row))
-        return columns, rows
-    if suffix not in (".csv", ".tsv", ".txt"):
-        raise SourceError(f"unknown file type {suffix or '(none)'!r}; expected .csv, .tsv or .jsonl",
-                          file=path)
-    delimiter = "," if suffix == ".csv" else "\t"
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quotechar='"')
-    try:
-        header = [h.strip() for h in next(reader)]
-    except StopIteration:
-        raise SourceError("empty file; expected a header line", file=path) from None
+        return columns, rows, bad
+    table = parse_table(text, path, delimiter="," if suffix == ".csv" else "\t", on_error=on_error,
+                        error=SourceError, skip_blank=True, empty="empty file; expected a header line")
+    header = [h.strip() for h in table.header]
     rows = []
-    for row in reader:
-        if not row or not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise SourceError(f"expected {len(header)} fields, found {len(row)}", file=path,
-                              record=f"line {reader.line_num}")
-        rows.append((reader.line_num, dict(zip(header, row))))
-    return header, rows
+    for row in table.rows:
+        if row.problem is not None:
+            bad.append((row.line, *row.problem))
+        else:
+            rows.append((row.line, dict(zip(header, row.fields))))
+    return header, rows, bad
+
+
+def _json_object(line: str) -> tuple[dict | None, tuple[str, str] | None]:
+    """``(object, None)`` for a JSON line holding one object, else ``(None, (reason, message))``."""
+    problem = bad_utf8(line)
+    if problem is not None:
+        return None, (INVALID_UTF8, problem)
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        return None, ("malformed_json", f"malformed JSON ({err.msg})")
+    if not isinstance(obj, dict):
+        return None, ("malformed_json", f"expected a JSON object, found {type(obj).__name__}")
+    return obj, None
 
 
 class _Collector:
@@ -274,7 +288,7 @@ def read_annotations(path, *, format: str = "auto", labels: Sequence[str] | None
     if format not in FORMATS:
         raise AnnotationError(f"format must be one of {', '.join(FORMATS)}, found {format!r}")
     p = require_path(path, what="annotation file", kind="file")
-    columns, rows = _rows(p)
+    columns, rows, unreadable = _rows(p, on_error)
     id_col = next((c for c in ID_COLUMNS if c in columns), None)
     if format == "auto":
         format = "long" if {"annotator", "label"} <= set(columns) else "wide"
@@ -282,6 +296,8 @@ def read_annotations(path, *, format: str = "auto", labels: Sequence[str] | None
         raise AnnotationError(f"no item id column; expected one of {', '.join(ID_COLUMNS)}, found "
                               f"{', '.join(columns)}", file=p, record="line 1")
     coll = _Collector(p, labels, on_error)
+    for line, reason, message in unreadable:
+        coll.problem(reason, message, line, None)
     if format == "long":
         missing = [c for c in ("annotator", "label") if c not in columns]
         if missing:

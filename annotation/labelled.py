@@ -10,12 +10,11 @@ Accepted inputs:
 """
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 from schemas.io import read_sib_tsv, read_text_utf8, require_path
+from schemas.tables import parse_table
 from schemas.errors import SchemaError
 
 SIB_SPLITS = ("train", "dev", "test")
@@ -39,15 +38,12 @@ def _from_sib(path: Path) -> list[LabelledItem]:
 
 
 def _from_decisions(path: Path) -> list[LabelledItem]:
-    reader = csv.DictReader(io.StringIO(read_text_utf8(path), newline=""))
-    need = {"item_id", "label", "rule"}
-    if not need <= set(reader.fieldnames or ()):
-        raise SchemaError(f"expected columns item_id, label, rule; found {reader.fieldnames}", file=path,
-                          record="line 1")
+    table = parse_table(read_text_utf8(path), path, delimiter=",", required=("item_id", "label", "rule"))
     out = []
-    for row in reader:
-        out.append(LabelledItem(row["item_id"], row["label"] or None, row.get("text") or "", row["rule"],
-                                f"{path.name}:{reader.line_num}"))
+    for row in table.rows:
+        r = dict(zip(table.header, row.fields))
+        out.append(LabelledItem(r["item_id"], r["label"] or None, r.get("text") or "", r["rule"],
+                                f"{path.name}:{row.line}"))
     return out
 
 

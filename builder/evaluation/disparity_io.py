@@ -16,8 +16,6 @@ unless ``drop_aggregates=True``, which drops and counts them.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import re
@@ -28,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from schemas.io import read_text_utf8, require_path
+from schemas.tables import parse_table, split_lines
 from schemas.errors import SchemaError, SourceError
 
 #: Columns of the record table returned by :func:`read_records`.
@@ -112,27 +111,16 @@ def read_records(path, *, drop_aggregates: bool = False) -> RecordSet:
 
 
 def _csv_rows(text: str, p: Path, delimiter: str):
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = next(reader, None)
-    if header is None:
-        raise SchemaError("the file is empty; expected a header row", file=p)
-    header = [h.strip() for h in header]
-    rows = []
-    for fields in reader:
-        if not any(f.strip() for f in fields):
-            continue
-        where = f"line {reader.line_num}"
-        if len(fields) != len(header):
-            raise SchemaError(f"expected {len(header)} fields as in the header, found {len(fields)}",
-                              file=p, record=where)
-        rows.append((where, dict(zip(header, fields))))
-    return header, rows
+    table = parse_table(text, p, delimiter=delimiter, skip_blank=True,
+                        empty="the file is empty; expected a header row")
+    header = [h.strip() for h in table.header]
+    return header, [(f"line {row.line}", dict(zip(header, row.fields))) for row in table.rows]
 
 
 def _json_rows(text: str, p: Path, kind: str):
     items = []
     if kind == "jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(split_lines(text), start=1):
             if line.strip():
                 items.append((f"line {number}", _loads(line, p, number)))
     else:

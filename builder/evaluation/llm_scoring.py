@@ -27,8 +27,6 @@ correct / parsed; the failure rate and the failures by kind sit beside them.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 from typing import Sequence
@@ -37,6 +35,7 @@ import pandas as pd
 
 from schemas.dataset import LoadedDataset
 from schemas.io import read_text_utf8
+from schemas.tables import jsonl_lines, parse_table
 from schemas.errors import SchemaError, UsageError
 
 from .parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC, LETTERS, parse_letter, parse_topic
@@ -57,12 +56,11 @@ def read_prediction_file(path: str | Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         rows = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
+        for n, line in jsonl_lines(text):
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
     elif suffix == ".json":
         try:
             rows = json.loads(text)
@@ -71,15 +69,9 @@ def read_prediction_file(path: str | Path) -> pd.DataFrame:
         if not isinstance(rows, list):
             raise SchemaError("expected a JSON list of objects", file=path)
     elif suffix in (".tsv", ".csv"):
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if suffix == ".tsv" else ",")
-        table = [r for r in reader if r]
-        if not table:
-            raise SchemaError("empty file; expected a header line", file=path)
-        header = table[0]
-        for i, r in enumerate(table[1:], 2):
-            if len(r) != len(header):
-                raise SchemaError(f"expected {len(header)} fields, found {len(r)}", file=path, record=f"row {i}")
-        rows = [dict(zip(header, r)) for r in table[1:]]
+        table = parse_table(text, path, delimiter="\t" if suffix == ".tsv" else ",",
+                            empty="empty file; expected a header line")
+        rows = [dict(zip(table.header, row.fields)) for row in table.rows]
     else:
         raise UsageError(f"prediction files must be .jsonl, .json, .tsv or .csv; found {path.name}")
     for i, r in enumerate(rows, 1):

@@ -20,9 +20,14 @@ Every reader is built the same way::
   :class:`BadRecord` with one of the reason names ``malformed_json``,
   ``malformed_xml``, ``malformed_tsv``, ``malformed_csv``, ``malformed_ans``,
   ``missing_field``, ``bad_value``, ``length_mismatch``, ``answer_out_of_range``,
-  ``answer_not_in_options``, ``ans_count_mismatch``. A whole-file JSON or XML
-  document that does not parse yields one :class:`BadRecord` (records already
-  read from a streamed XML file stay).
+  ``answer_not_in_options``, ``ans_count_mismatch``, ``invalid_utf8``. A
+  whole-file JSON or XML document that does not parse or holds bytes that are
+  not UTF-8 yields one :class:`BadRecord` (records already read from a
+  streamed XML file stay); in line-based files (JSON lines, CSV/TSV, MCTest)
+  only the line or row is bad. The message names the line, and under
+  ``raise`` the byte offset, and the codec's reason (``invalid start byte``).
+* Input is UTF-8: a byte-order mark and CRLF line ends give the same records
+  as without them (``tests/readers/test_readers_encoding.py``).
 * Every reader accepts the option ``license`` (overrides the class attribute
   ``default_license``; the chosen id is ``reader.license``).
 

@@ -16,7 +16,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from schemas.errors import RecipeError, SourceError, SourceNotFoundError
+from schemas.errors import RecipeError, SourceNotFoundError
+from schemas.tables import INVALID_UTF8, EncodingError, bad_utf8, decode_utf8, jsonl_lines
 
 from .base import BadRecord, Reader
 
@@ -29,12 +30,19 @@ _DIGITS = re.compile(r"(\d+)")
 def natural_key(name: str) -> tuple:
     """Sort key that orders embedded numbers by value (``2.txt`` before ``10.txt``).
 
-    >>> sorted(["10.txt", "2.txt", "1.txt"], key=natural_key)
-    ['1.txt', '2.txt', '10.txt']
-    >>> len(natural_key("high12.txt"))
-    3
+    Numbers and text never meet in one comparison, so any mix of names sorts:
+    names that start with a number come first, by number, then the others by
+    text (``copy_a.txt`` after ``12.txt``); the name itself breaks ties
+    (``01.txt`` before ``1.txt``).
+
+    >>> sorted(["10.txt", "copy_a.txt", "2.txt", "1.txt", "01.txt"], key=natural_key)
+    ['01.txt', '1.txt', '2.txt', '10.txt', 'copy_a.txt']
+    >>> sorted(["high12.txt", "high.txt", "high2.txt", "x²"], key=natural_key)
+    ['high2.txt', 'high12.txt', 'high.txt', 'x²']
     """
-    return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(name) if p != "")
+    # re.split with one group: the numbers sit at the odd positions
+    parts = tuple((0, int(p), "") if i % 2 else (1, 0, p) for i, p in enumerate(_DIGITS.split(name)) if p)
+    return parts, name
 
 
 def letter_index(letter: object, n_options: int) -> int:
@@ -166,16 +174,34 @@ class SourceReader(Reader):
         return path
 
     def read_text(self, path: Path, encoding: str = "utf-8") -> str:
-        """Whole file as text; an undecodable file is a :class:`SourceError` naming the byte offset."""
+        """Whole file as text, BOM dropped (:func:`schemas.tables.decode_utf8`), for files read line by line.
+
+        Undecodable bytes raise :class:`~schemas.tables.EncodingError` naming
+        line, byte and reason (``... [invalid_utf8]``, as every reader error
+        names its reason). Under ``on_error="skip"`` they are kept instead,
+        for :func:`schemas.tables.bad_utf8` to flag just the lines that hold them.
+        """
         try:
-            with open(path, "rb") as fh:
-                return fh.read().decode(encoding)
-        except UnicodeDecodeError as err:
-            raise SourceError(f"not valid {encoding} at byte {err.start}", file=path) from None
+            return self._decode(path, encoding, keep_bad=self.on_error == "skip")
+        except EncodingError as err:
+            raise EncodingError(f"{err.message} [{err.reason}]", file=err.file, record=err.record) from None
+
+    @staticmethod
+    def _decode(path: Path, encoding: str = "utf-8", *, keep_bad: bool = False) -> str:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return decode_utf8(data, path, keep_bad=keep_bad, encoding=encoding)
 
     def load_json(self, split: str, path: Path) -> tuple[Any, BadRecord | None]:
-        """Parse a whole-file JSON document: ``(data, None)`` or ``(None, BadRecord)`` under skip."""
-        text = self.read_text(path)
+        """Parse a whole-file JSON document: ``(data, None)`` or ``(None, BadRecord)`` under skip.
+
+        The file is one record here: bytes that are not UTF-8 make it an
+        ``invalid_utf8`` record, a parse error a ``malformed_json`` one.
+        """
+        try:
+            text = self._decode(path)
+        except EncodingError as err:
+            return None, self.bad(split, path, err.record, err.reason, err.message)
         try:
             return json.loads(text), None
         except json.JSONDecodeError as err:
@@ -216,11 +242,13 @@ class SourceReader(Reader):
         error under ``on_error="raise"``).
         """
         k = -1
-        for n, line in enumerate(self.read_text(path).split("\n"), start=1):
-            if not line.strip():
-                continue
+        for n, line in jsonl_lines(self.read_text(path)):
             k += 1
             record = f"line {n}"
+            problem = bad_utf8(line)
+            if problem is not None:
+                yield self.bad(split, path, record, INVALID_UTF8, problem)
+                continue
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as err:

@@ -26,20 +26,25 @@ Options (both readers):
 Ids: ``passage_id`` / ``question_id`` come from their columns when mapped, else
 ``"{split}/<record index>"``. ``record`` is ``"line <n>"`` (the first line of
 a CSV row). Bad rows: ``malformed_json``, ``malformed_csv``, ``missing_field``,
-``bad_value``, ``answer_out_of_range``, ``answer_not_in_options``. A CSV
+``bad_value``, ``answer_out_of_range``, ``answer_not_in_options``,
+``invalid_utf8`` (a line or row holding bytes that are not UTF-8). A CSV
 header that lacks a mapped column is a :class:`RecipeError` under either
-error policy: the mapping is wrong, not one row.
+error policy: the mapping is wrong, not one row. A quote that is never closed
+is a :class:`SourceError` under either policy, naming the line it opens on: it
+swallows the rest of the file, whose rows cannot be counted. A
+byte-order mark and CRLF line ends are read as if absent, and a field may be
+of any length.
 """
 from __future__ import annotations
 
-import csv
-import io
+import codecs
 import json
 import re
 from pathlib import Path
 from typing import Any, Iterator
 
 from schemas.errors import RecipeError
+from schemas.tables import parse_table
 
 from .base import BadRecord, RawMCItem
 from .common import SourceReader, letter_index
@@ -235,41 +240,41 @@ class CsvReader(_MappedReader):
     EXT = ".csv"
     OPTIONS = {**_MappedReader.OPTIONS, "delimiter": None, "encoding": "utf-8-sig"}
 
+    def __init__(self, root, splits=None, *, on_error="raise", **options):
+        super().__init__(root, splits, on_error=on_error, **options)
+        encoding = self.options["encoding"]
+        try:
+            codecs.lookup(encoding)
+        except (LookupError, TypeError):
+            raise RecipeError(f"option encoding must name a Python codec (utf-8, latin-1, cp1252, ...); "
+                              f"found {encoding!r}", field="encoding") from None
+        delimiter = self.options["delimiter"]
+        if delimiter is not None and not (isinstance(delimiter, str) and len(delimiter) == 1):
+            raise RecipeError(f"option delimiter must be one character; found {delimiter!r}", field="delimiter")
+
     def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
         rel = self.rel(path)
         delimiter = self.options["delimiter"] or ("\t" if path.suffix == ".tsv" else ",")
-        csv.field_size_limit(max(csv.field_size_limit(), 1 << 26))
         text = self.read_text(path, self.options["encoding"])
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-        try:
-            header = next(reader)
-        except StopIteration:
+        table = parse_table(text, path, delimiter=delimiter, on_error="skip")  # bad rows go through self.bad
+        header = table.header
+        if not header:
             return
         wanted = [c for c in self._wanted() if c not in header]
         if wanted:
             raise RecipeError(f"column(s) {', '.join(wanted)} of option columns are not in the header; "
                               f"found: {', '.join(header)}", file=path, record="line 1", field="columns")
         pos = {c: i for i, c in enumerate(header)}
-        width = len(header)
-        k, last = 0, reader.line_num
-        while True:
-            try:
-                row = next(reader)
-            except StopIteration:
-                break
-            except csv.Error as err:
-                yield self.bad(split, path, f"line {last + 1}", "malformed_csv", f"malformed CSV: {err}")
-                return
-            record, last = f"line {last + 1}", reader.line_num
-            if not row or row == [""]:
+        for k, row in enumerate(table.rows):
+            record = f"line {row.line}"
+            if row.problem is not None:
+                yield self.bad(split, path, record, *row.problem)
                 continue
+            fields = row.fields
             try:
-                if len(row) != width:
-                    raise _Bad("malformed_csv", f"expected {width} fields as in the header, found {len(row)}")
-                yield self.item(split, rel, record, k, lambda c: row[pos[c]] if c in pos else _MISSING)
+                yield self.item(split, rel, record, k, lambda c: fields[pos[c]] if c in pos else _MISSING)
             except _Bad as bad:
                 yield self.bad(split, path, record, bad.reason, bad.message)
-            k += 1
 
     def _wanted(self) -> list[str]:
         cols = self.columns

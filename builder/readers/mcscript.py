@@ -16,6 +16,10 @@ completes them to 4. XML escapes (``&quot;``, ``&amp;``) are decoded by the
 parser. The file is streamed with expat, so a large file is never held as a
 tree, and every record carries the line of its ``<question>`` tag.
 
+The file must be UTF-8 (a byte-order mark is fine): it is checked as it
+streams, and a bad byte is ``invalid_utf8`` at its line, naming the byte and
+the reason (questions of instances closed before it are kept).
+
 Ids: ``passage_id`` is ``"{split}/<instance id>"``, ``question_id`` appends
 ``"#<question id>"``; ``record`` is ``"line <n>"``. ``meta``: ``type``,
 ``scenario``, ``instance_id``. Malformed XML is ``malformed_xml`` at the line
@@ -28,6 +32,7 @@ from typing import Iterator
 from xml.parsers import expat
 
 from schemas.errors import SourceNotFoundError
+from schemas.tables import INVALID_UTF8, Utf8Stream
 
 from .base import BadRecord, RawMCItem
 from .common import SourceReader
@@ -96,22 +101,29 @@ class MCScriptReader(SourceReader):
         parser.EndElementHandler = end
         parser.CharacterDataHandler = chars
         rel = self.rel(path)
+        utf8 = Utf8Stream(path)
         with open(path, "rb") as fh:
             while True:
                 chunk = fh.read(_CHUNK)
+                good, bad_bytes = utf8.check(chunk, final=not chunk)
                 try:
-                    parser.Parse(chunk, not chunk)
+                    parser.Parse(chunk[:good], bad_bytes is None and not chunk)
                 except expat.ExpatError as err:
-                    for inst in done:
-                        yield from self._items(split, path, rel, inst)
+                    yield from self._flush(split, path, rel, done)
                     yield self.bad(split, path, f"line {err.lineno}", "malformed_xml",
                                    f"malformed XML: {expat.ErrorString(err.code)} at column {err.offset + 1}")
                     return
-                for inst in done:
-                    yield from self._items(split, path, rel, inst)
-                done.clear()
+                yield from self._flush(split, path, rel, done)
+                if bad_bytes is not None:  # instances closed before the bad byte are kept
+                    yield self.bad(split, path, bad_bytes.record, INVALID_UTF8, bad_bytes.message)
+                    return
                 if not chunk:
                     break
+
+    def _flush(self, split: str, path: Path, rel: str, done: list[_Instance]) -> Iterator[RawMCItem | BadRecord]:
+        for inst in done:
+            yield from self._items(split, path, rel, inst)
+        done.clear()
 
     def _items(self, split: str, path: Path, rel: str, inst: _Instance) -> Iterator[RawMCItem | BadRecord]:
         iid = inst.attrs.get("id")

@@ -9,10 +9,14 @@ In the story the literal text ``\\newline`` stands for a line break and
 letters of story *i*, tab-separated.
 
 Errors: a ``.tsv`` line without 23 fields is ``malformed_tsv``; an ``.ans`` file
-whose line count differs from its ``.tsv`` is ``ans_count_mismatch`` (every
-story of the file is refused: the key cannot be aligned); an ``.ans`` line
-without 4 letters is ``malformed_ans``; a letter outside A-D is
-``answer_out_of_range`` (reported on the ``.ans`` line).
+whose line count differs from its ``.tsv`` is ``ans_count_mismatch``, naming
+both files and both counts (every story either file promises is refused, one
+record each: the key cannot be aligned, and an empty ``.tsv`` beside a full
+``.ans`` loses nothing silently); an ``.ans`` line without 4 letters is
+``malformed_ans``; a letter outside A-D is ``answer_out_of_range`` (reported on
+the ``.ans`` line); a ``.tsv`` or ``.ans`` line holding bytes that are not UTF-8
+is ``invalid_utf8`` (that story only, under ``on_error="skip"``). A byte-order
+mark and CRLF line ends are read as if absent.
 
 Option ``subset``: ``mc500`` (default) or ``mc160``. ``root`` may be the folder
 holding ``MCTest/`` or ``MCTest/`` itself.
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Iterator
 
 from schemas.errors import RecipeError
+from schemas.tables import INVALID_UTF8, bad_utf8, split_lines
 
 from .base import BadRecord, RawMCItem
 from .common import SourceReader, letter_index
@@ -56,7 +61,7 @@ def split_question(text: str) -> tuple[str, str | None]:
 
 
 def _lines(text: str) -> list[str]:
-    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    lines = split_lines(text)
     while lines and lines[-1] == "":
         lines.pop()
     return lines
@@ -91,38 +96,48 @@ class MCTestReader(SourceReader):
         return [tsv]
 
     def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
-        ans_path = path.with_suffix(".ans")
+        ans_path = self.require_file(path.with_suffix(".ans"), "answer key")
         stories = _lines(self.read_text(path))
-        keys = _lines(self.read_text(self.require_file(ans_path, "answer key")))
+        keys = _lines(self.read_text(ans_path))
         rel, ans_rel = self.rel(path), self.rel(ans_path)
         if len(stories) != len(keys):
             message = (f"answer key {ans_rel} has {len(keys)} lines but {rel} has {len(stories)}; "
                        "line i of the .ans goes with line i of the .tsv")
-            for n in range(1, len(stories) + 1):
-                yield self.bad(split, path, f"line {n}", "ans_count_mismatch", message)
+            for n in range(1, max(len(stories), len(keys)) + 1):  # one per story either file promises
+                yield self.bad(split, path if n <= len(stories) else ans_path, f"line {n}", "ans_count_mismatch",
+                               message)
             return
         for n, (line, key) in enumerate(zip(stories, keys), start=1):
             record = f"line {n}"
-            fields = line.split("\t")
-            if len(fields) != N_FIELDS:
-                yield self.bad(split, path, record, "malformed_tsv",
-                               f"expected {N_FIELDS} tab-separated fields (id, properties, story, "
-                               f"4 x question + A-D), found {len(fields)}")
+            for where, text in ((path, line), (ans_path, key)):
+                problem = bad_utf8(text)
+                if problem is not None:
+                    yield self.bad(split, where, record, INVALID_UTF8, problem)
+                    break
+            else:
+                yield from self._story(split, path, ans_path, rel, record, line, key)
+
+    def _story(self, split, path, ans_path, rel, record, line, key) -> Iterator[RawMCItem | BadRecord]:
+        fields = line.split("\t")
+        if len(fields) != N_FIELDS:
+            yield self.bad(split, path, record, "malformed_tsv",
+                           f"expected {N_FIELDS} tab-separated fields (id, properties, story, "
+                           f"4 x question + A-D), found {len(fields)}")
+            return
+        answers = key.split("\t")
+        if len(answers) != 4:
+            yield self.bad(split, ans_path, record, "malformed_ans",
+                           f"expected 4 tab-separated answer letters, found {len(answers)}")
+            return
+        story_id = fields[0]
+        story = decode_story(fields[2])
+        for q in range(4):
+            block = fields[3 + 5 * q: 8 + 5 * q]
+            idx = letter_index(answers[q], 4)
+            if idx < 0:
+                yield self.bad(split, ans_path, record, "answer_out_of_range",
+                               f"answer {q + 1} of story {story_id} must be one of A-D, found {answers[q]!r}")
                 continue
-            answers = key.split("\t")
-            if len(answers) != 4:
-                yield self.bad(split, ans_path, record, "malformed_ans",
-                               f"expected 4 tab-separated answer letters, found {len(answers)}")
-                continue
-            story_id = fields[0]
-            story = decode_story(fields[2])
-            for q in range(4):
-                block = fields[3 + 5 * q: 8 + 5 * q]
-                idx = letter_index(answers[q], 4)
-                if idx < 0:
-                    yield self.bad(split, ans_path, record, "answer_out_of_range",
-                                   f"answer {q + 1} of story {story_id} must be one of A-D, found {answers[q]!r}")
-                    continue
-                question, evidence = split_question(block[0])
-                yield RawMCItem("mctest", split, story_id, f"{story_id}#{q}", story, question, block[1:], [idx],
-                                rel, record, {"evidence": evidence, "properties": fields[1]})
+            question, evidence = split_question(block[0])
+            yield RawMCItem("mctest", split, story_id, f"{story_id}#{q}", story, question, block[1:], [idx],
+                            rel, record, {"evidence": evidence, "properties": fields[1]})

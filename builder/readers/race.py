@@ -5,6 +5,10 @@ three lists run in parallel and each answer is a letter indexing that
 question's options (A = first). ``root`` may be the folder holding ``RACE/``
 or ``RACE/`` itself.
 
+Files are read level by level in natural order (``2.txt`` before ``10.txt``;
+a name without a leading number, such as ``copy_a.txt``, after the numbered
+ones; see :func:`builder.readers.common.natural_key`).
+
 Ids: ``passage_id`` is ``"{split}/{level}/{file}"`` and ``question_id``
 appends ``"#<question index>"``; ``record`` is ``"#<question index>"``.
 ``meta`` holds ``level`` (``middle``/``high``) and the corpus ``id``.

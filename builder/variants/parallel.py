@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from schemas.io import read_text_utf8, require_path, sha256_file
+from schemas.tables import split_lines
 
 #: FLORES-200 line counts: dev, devtest (SIB-200 index_id = dev lines, then devtest lines).
 FLORES_LINES = (997, 1012)
@@ -64,22 +65,12 @@ class ParallelText:
         return f"{name} line {line}"
 
 
-def split_lines(text: str) -> list[str]:
-    """Split file text into lines: ``\\n`` ends a line, a final newline adds no line, ``\\r`` is dropped.
-
-    >>> split_lines("a\\r\\nb\\n\\nc")
-    ['a', 'b', '', 'c']
-    """
-    if not text:
-        return []
-    parts = text.split("\n")
-    if parts[-1] == "":
-        parts.pop()
-    return [p[:-1] if p.endswith("\r") else p for p in parts]
-
-
 def read_parallel(paths: Sequence[str | Path]) -> ParallelText:
-    """Read and concatenate parallel files (UTF-8, one sentence per line)."""
+    """Read and concatenate parallel files (UTF-8, one sentence per line).
+
+    A byte-order mark and CRLF line ends are read as if absent; a bad byte is an
+    :class:`~schemas.tables.EncodingError` naming the file, line, byte and reason.
+    """
     files, lines = [], []
     for p in paths:
         path = require_path(p, what="parallel file", kind="file")

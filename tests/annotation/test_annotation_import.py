@@ -91,7 +91,7 @@ def test_missing_columns_and_files(tmp_path):
         read_annotations(r)
     s = tmp_path / "ragged.csv"
     s.write_text("item_id,annotator,label\n1,a,x,extra\n", encoding="utf-8")
-    with pytest.raises(SourceError, match="line 2: expected 3 fields, found 4"):
+    with pytest.raises(SourceError, match="line 2: expected 3 fields as in the header, found 4"):
         read_annotations(s)
 
 

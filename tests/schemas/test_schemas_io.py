@@ -26,7 +26,7 @@ def test_quoted_fields_are_parsed_not_split():
 def test_wrong_field_count_names_the_line(tmp_path):
     p = tmp_path / "bad.tsv"
     p.write_text("index_id\tcategory\ttext\n1\tsports\tok\n2\tsports\n", encoding="utf-8")
-    with pytest.raises(SchemaError, match=r"bad.tsv, line 3: expected 3 tab-separated fields, found 2"):
+    with pytest.raises(SchemaError, match=r"bad.tsv, line 3: expected 3 fields as in the header, found 2"):
         read_sib_tsv(p)
 
 
