@@ -257,7 +257,7 @@ def manifest(result: Assembly, files: dict[str, str]) -> dict:
 
 
 def check_out_dir(out: Path) -> None:
-    """Refuse to replace a folder that is not an earlier assembly (it would be deleted)."""
+    """Refuse to replace a folder that is not an earlier assembly (it would be deleted), or cannot be written."""
     check_replaceable(out, "manifest.json", "assemble")
 
 
@@ -265,8 +265,7 @@ def write_assembly(result: Assembly, out: str | Path) -> dict:
     """Check the counts, then write every output into ``out`` atomically; return the manifest."""
     out = Path(out)
     result.check_counts()
-    check_out_dir(out)
-    with staging_dir(out) as tmp:
+    with staging_dir(out, marker="manifest.json", what="assemble") as tmp:
         names = []
         for split, cols in result.columns.items():
             write_parquet_atomic(tmp / f"{split}.parquet", _arrow_table(cols))

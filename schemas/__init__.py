@@ -4,8 +4,8 @@ Record shapes (:mod:`.records`) and their Arrow and ``datasets`` types
 (:mod:`.features`); the dataset-folder layout and its loader (:mod:`.dataset`)
 and the split order (:mod:`.splits`); ``variant.json`` (:mod:`.variant`) and
 the license override (:mod:`.licensing`); variant codes (:mod:`.codes`) and
-Unicode scripts (:mod:`.scripts`); atomic writes (:mod:`.io`); the error
-family (:mod:`.errors`). This package imports
+Unicode scripts (:mod:`.scripts`); atomic writes (:mod:`.io`, :mod:`.outputs`) and the
+recovery after a killed run (:mod:`.recovery`); the error family (:mod:`.errors`). This package imports
 no other package of the project; ``data_cards``, ``annotation`` and ``qc``
 build on it, and ``builder`` (pipeline, evaluation, CLI) on all of them.
 """

@@ -14,9 +14,19 @@ layouts the toolkit writes:
    ``README.md`` card and ``manifest.json``; the same rule as 2.
 
 Splits are any ``<split>.parquet``/``.jsonl``/``.tsv`` stem, listed in :data:`schemas.splits.SPLIT_ORDER`.
+
+A folder with a ``manifest.json`` that records the sha256 of its files
+(``builder assemble``, ``builder export``) is verified as it is read: a split
+file that differs from its recorded hash, or that the manifest lists and the
+folder lacks, is an :class:`~schemas.errors.IntegrityError` naming the file
+(exit code 2), so no stage uses a folder altered after it was written. Each
+file is hashed once, when it is read. ``verify=False`` (the CLI's
+``builder --no-verify``, through :func:`manifest_verification`) skips it.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,14 +34,58 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import SchemaError, SourceError
-from .io import read_sib_tsv, require_path
+from .errors import IntegrityError, SchemaError, SourceError
+from .io import read_sib_tsv, read_text_utf8, require_path, sha256_file
+from .outputs import fault_point
 from .records import REQUIRED_COLUMNS
 from .splits import order_splits
+from .tables import jsonl_lines
 from .variant import VariantInfo
 
 _SUFFIXES = (".parquet", ".jsonl", ".tsv")
 _SKIP = {"dropped", "manifest", "labels", "qc_report", "results"}
+_VERIFY = contextvars.ContextVar("schemas_dataset_verify", default=True)
+
+
+@contextlib.contextmanager
+def manifest_verification(enabled: bool):
+    """Within the block, :func:`load_dataset_dir` verifies manifests (``True``, the default) or not."""
+    token = _VERIFY.set(enabled)
+    try:
+        yield
+    finally:
+        _VERIFY.reset(token)
+
+
+def recorded_hashes(root: Path, manifest) -> dict[Path, str]:
+    """``path -> sha256`` of the files ``manifest.json`` lists (assembled: ``name -> sha256``; export:
+    ``relative path -> {sha256, ...}``)."""
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, dict):
+        return {}
+    out = {}
+    for rel, entry in files.items():
+        digest = entry.get("sha256") if isinstance(entry, dict) else entry
+        if isinstance(rel, str) and isinstance(digest, str):
+            out[root / rel] = digest
+    return out
+
+
+def verify_file(path: Path, expected: str | None) -> None:
+    """Raise :class:`IntegrityError` unless ``path`` hashes to ``expected`` (None: nothing recorded)."""
+    if expected is not None and sha256_file(path, chunk=1 << 22) != expected:
+        raise IntegrityError("differs from the sha256 that manifest.json recorded: the file changed after the "
+                             "folder was written; rebuild the folder, or read it anyway with "
+                             "'builder --no-verify COMMAND ...'", file=path)
+
+
+def _check_listed(expected: dict[Path, str], folders) -> None:
+    """Raise :class:`IntegrityError` for a split file in ``folders`` that the manifest lists and that is gone."""
+    for path in sorted(expected):
+        if path.parent in folders and path.suffix in _SUFFIXES and path.stem not in _SKIP and not path.exists():
+            raise IntegrityError("manifest.json lists this file, and it is missing: the folder changed after it "
+                                 "was written; rebuild the folder, or read it anyway with "
+                                 "'builder --no-verify COMMAND ...'", file=path)
 
 
 class LazyTables(Mapping):
@@ -45,8 +99,9 @@ class LazyTables(Mapping):
     read raises the same error as an eager load, when it is first used.
     """
 
-    def __init__(self, files: dict[str, dict[str, Path]]):
+    def __init__(self, files: dict[str, dict[str, Path]], expected: dict[Path, str] | None = None):
         self._files = files
+        self._expected = expected or {}  # sha256 per file from manifest.json, checked as each is read
         self._loaded: dict[str, dict[str, pd.DataFrame]] = {}
         #: The record kind every table must have; set by the loader from the first variant read.
         self.kind: str | None = None
@@ -66,7 +121,9 @@ class LazyTables(Mapping):
         """The variant's tables, read now unless already kept; this read is not kept."""
         if variant in self._loaded:
             return self._loaded[variant]
-        tables = {split: read_table(path) for split, path in self._files[variant].items()}
+        fault_point(f"read-{variant}")
+        tables = {split: read_table(path, sha256=self._expected.get(path))
+                  for split, path in self._files[variant].items()}
         if self.kind is not None:
             for split, frame in tables.items():
                 check_columns(frame, self.kind, self._files[variant][split])
@@ -106,9 +163,14 @@ class LoadedDataset:
         return None if folder is None else VariantInfo.read(folder)
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """Read one split file (Parquet, JSONL or SIB-style TSV) as a DataFrame."""
+def read_table(path: Path, *, sha256: str | None = None) -> pd.DataFrame:
+    """Read one split file (Parquet, JSONL or SIB-style TSV) as a DataFrame.
+
+    With ``sha256`` (from ``manifest.json``), a file that hashes otherwise is
+    an :class:`~schemas.errors.IntegrityError` (:func:`verify_file`).
+    """
     path = require_path(path, kind="file")
+    verify_file(path, sha256)
     if path.suffix == ".parquet":
         try:
             return pd.read_parquet(path)
@@ -116,14 +178,11 @@ def read_table(path: Path) -> pd.DataFrame:
             raise SourceError(f"cannot read Parquet: {err}", file=path) from None
     if path.suffix == ".jsonl":
         rows = []
-        with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
+        for n, line in jsonl_lines(read_text_utf8(path)):  # BOM, CRLF and bad bytes as every reader
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
         return pd.DataFrame(rows)
     if path.suffix == ".tsv":
         rows = read_sib_tsv(path)
@@ -165,7 +224,8 @@ def check_columns(frame: pd.DataFrame, kind: str, where: Path) -> None:
                           f"(found {', '.join(map(str, frame.columns))})", file=where)
 
 
-def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False) -> LoadedDataset:
+def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False,
+                     verify: bool | None = None) -> LoadedDataset:
     """Load every variant and split under ``root``.
 
     Parameters
@@ -178,21 +238,28 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False) -> 
         For a folder per variant, read only the first variant now (to tell
         the kind of data) and the others when first used (:class:`LazyTables`).
         Files holding several variants are always read at once.
+    verify : bool, optional
+        Check every split file read against the sha256 in ``manifest.json``
+        (see the module docstring) [default: True, or as
+        :func:`manifest_verification` set it].
     """
     root = require_path(root, what="dataset folder", kind="dir")
     manifest = None
     if (root / "manifest.json").is_file():
         try:
-            manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+            manifest = json.loads(read_text_utf8(root / "manifest.json"))  # a BOM is harmless, a bad byte one line
         except json.JSONDecodeError as err:
             raise SchemaError(f"malformed JSON: {err.msg}", file=root / "manifest.json",
                               record=f"line {err.lineno}") from None
+    verify = _VERIFY.get() if verify is None else verify
+    expected = recorded_hashes(root, manifest) if verify else {}
     tables: dict[str, dict[str, pd.DataFrame]] = {}
     files: dict[tuple[str, str], Path] = {}
     direct = _split_files(root)
     if direct:
+        _check_listed(expected, {root})
         for split, path in direct.items():
-            frame = read_table(path)
+            frame = read_table(path, sha256=expected.get(path))
             if "language" in frame.columns and frame["language"].notna().all() and len(frame):
                 for lang, part in frame.groupby("language", sort=True):
                     tables.setdefault(str(lang), {})[split] = part.reset_index(drop=True)
@@ -210,7 +277,9 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False) -> 
         if variants and per_variant:  # before reading, so that only the variants asked for are read
             _known(variants, per_variant, root)
             per_variant = {v: per_variant[v] for v in variants}
-        tables = LazyTables(per_variant)
+        listed = {p.parent for p in expected if p.parent.parent == root}  # a whole variant folder may be gone
+        _check_listed(expected, {root / v for v in (variants or {f.name for f in listed} | set(per_variant))})
+        tables = LazyTables(per_variant, expected)
         if not lazy:
             tables = {v: tables[v] for v in tables}
     if not tables:

@@ -26,7 +26,10 @@ class ExitStatus(IntEnum):
 
     SUCCESS = 0
     BAD_INPUT = 1  # the input is malformed or inconsistent
-    USAGE = 2  # wrong flags or arguments (click's own code)
+    USAGE = 2  # wrong flags or arguments (click's own code), an output that cannot be written or
+    # must not be replaced (OutputError), an input altered after its manifest was written (IntegrityError)
+    INTERRUPTED = 130  # Ctrl-C (SIGINT): 128 + 2, as a shell reports it
+    TERMINATED = 143  # SIGTERM: 128 + 15; stopped like Ctrl-C (workers ended, temporary files removed)
 
 
 class GateStatus(IntEnum):
@@ -146,5 +149,74 @@ class GateInputError(ToolkitError):
 
 class UsageError(ToolkitError):
     """The command was called wrongly (maps to exit code 2)."""
+
+    exit_code = ExitStatus.USAGE
+
+
+class OutputError(ToolkitError):
+    """An output cannot be written where it was asked for (exit code 2).
+
+    The message is ``cannot write PATH: REASON``, naming the output the user
+    asked for (not a temporary name). Exit code 2 is
+    :attr:`ExitStatus.USAGE` for every command, which for the gates is
+    :attr:`GateStatus.UNREADABLE` ("could not look"), never ``FAILED``: CI must
+    not read "cannot write the report" as "the gate failed"::
+
+        >>> err = OutputError.from_os_error(PermissionError(13, "Permission denied", "/srv/x"), "/srv/x/out")
+        >>> str(err), int(err.exit_code) == GateStatus.UNREADABLE
+        ('cannot write /srv/x/out: permission denied', True)
+    """
+
+    exit_code = ExitStatus.USAGE
+
+    def __init__(self, reason: str, *, file):
+        super().__init__(reason, file=file)
+
+    def __str__(self) -> str:
+        text = " ".join(self.message.split("\n"))
+        return f"cannot write {self.file}: {text}"
+
+    @classmethod
+    def from_os_error(cls, err: OSError, target) -> "OutputError":
+        """The error for ``target`` from the :class:`OSError` that writing it raised."""
+        return cls(os_reason(err, target), file=target)
+
+
+def os_reason(err: OSError, target=None) -> str:
+    """Why an :class:`OSError` happened, in a few words (``permission denied``).
+
+    A file in the way (``ENOTDIR``, ``EEXIST``) is named: the first part of
+    ``target``'s path that exists and is not a folder.
+    """
+    import errno
+    import os
+    from pathlib import Path
+
+    code = err.errno
+    if code in (errno.ENOTDIR, errno.EEXIST) and target is not None:
+        p = Path(target)
+        for part in (p, *p.parents):
+            if os.path.lexists(part):
+                if part.is_dir():
+                    break
+                return "a file of that name exists; expected a folder" if part == p else \
+                    f"{part} is a file, not a folder"
+    if code is None:
+        return str(err)
+    reason = os.strerror(code)
+    reason = reason[:1].lower() + reason[1:]
+    if err.filename is not None and target is not None and str(err.filename) != str(target) \
+            and code not in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT):
+        reason += f" ({err.filename})"
+    return reason
+
+
+class IntegrityError(SourceError):
+    """A file of a dataset folder no longer matches the sha256 its ``manifest.json`` recorded.
+
+    Exit code 2 (:attr:`ExitStatus.USAGE`, for the gates
+    :attr:`GateStatus.UNREADABLE`): the folder was altered after it was
+    written, so no stage may use it as it is. ``builder --no-verify`` reads it anyway.
+    """
 
     exit_code = ExitStatus.USAGE

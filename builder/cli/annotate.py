@@ -1,8 +1,10 @@
 """``builder annotate``: agreement, adjudication, label curation and splits for topic labels.
 
 Each subcommand reads its input, validates it at the door and writes its
-outputs atomically into ``--out DIR``. Exit codes: 0 success, 1 bad input,
-2 usage error.
+outputs as one folder that replaces ``--out DIR`` whole and atomically (an
+existing ``DIR`` must be an earlier output of the same subcommand and hold
+none of its inputs). Exit codes: 0 success, 1 bad input, 2 usage error or an
+output that cannot be written.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from .common import on_error_option, pass_app
+from .common import OutputFolder, check_output, on_error_option, output_folder, pass_app
 
 
 def _annotation_options(f):
@@ -40,8 +42,9 @@ def _report_skips(app, ann) -> None:
 
 
 def _out_option(f):
-    return click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-                        help="Output folder.")(f)
+    return click.option("--out", "out_dir", required=True, type=OutputFolder(),
+                        help="Output folder, replaced as a whole (an existing one must be an earlier output of "
+                             "the same subcommand).")(f)
 
 
 @click.group()
@@ -76,10 +79,13 @@ def agreement(app, annotations, fmt, labels_file, min_ratings, on_error, n_boot,
     from annotation.agreement import agreement_report
     from annotation.report import write_report
 
+    inputs = [annotations, labels_file]
+    check_output(out_dir, "annotate agreement", inputs=inputs, legacy="agreement.json")
     ann = _read(annotations, fmt, labels_file, min_ratings, on_error)
     _report_skips(app, ann)
     rep = agreement_report(ann, n_resamples=n_boot, seed=seed, level=ci_level, top_confusions=top_confusions)
-    write_report(rep, out_dir, plot=not no_plot)
+    with output_folder(out_dir, "annotate agreement", inputs=inputs, legacy="agreement.json") as stage:
+        write_report(rep, stage, plot=not no_plot)
 
     def f(x):
         return "n/a" if x is None else f"{x:.3f}"
@@ -112,6 +118,8 @@ def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy
     from annotation.adjudicate import decide, merge_sheet, rule_counts, write_decisions, write_sheet
     from schemas.io import write_json_atomic
 
+    inputs = [annotations, labels_file, sheet]
+    check_output(out_dir, "annotate adjudicate", inputs=inputs, legacy="adjudication.json")
     ann = _read(annotations, fmt, labels_file, min_ratings, on_error)
     _report_skips(app, ann)
     decisions = decide(ann, policy)
@@ -120,10 +128,7 @@ def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy
     if sheet is not None:
         decisions, sheet_stats = merge_sheet(decisions, sheet, ann.labels)
         sheet_stats = {"file": sheet.name, **sheet_stats}
-    out_dir.mkdir(parents=True, exist_ok=True)
     sheet_name = "unresolved_sheet.csv" if sheet is not None else "adjudication_sheet.csv"
-    write_decisions(out_dir / "decisions.csv", decisions, ann.texts)
-    write_sheet(out_dir / sheet_name, ann, decisions)
     rules = rule_counts(decisions)
     summary = {
         "source": annotations.name, "policy": policy, "n_items": ann.n_items,
@@ -132,7 +137,10 @@ def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy
         "unresolved_ids": [d.item_id for d in decisions if d.rule == "unresolved"],
         "skipped": dict(ann.skipped), "skipped_ids": {k: list(v) for k, v in ann.skipped_ids.items()},
     }
-    write_json_atomic(out_dir / "adjudication.json", summary)
+    with output_folder(out_dir, "annotate adjudicate", inputs=inputs, legacy="adjudication.json") as stage:
+        write_decisions(stage / "decisions.csv", decisions, ann.texts)
+        write_sheet(stage / sheet_name, ann, decisions)
+        write_json_atomic(stage / "adjudication.json", summary)
     click.echo(f"{ann.n_items} items ({policy}): {rules['majority']} majority, {rules['adjudicated']} "
                f"adjudicated, {rules['unresolved']} unresolved -> {out_dir / sheet_name}")
 
@@ -154,16 +162,19 @@ def curate(app, labelled, recipe, out_dir):
     from annotation.labelled import read_labelled
     from schemas.io import write_json_atomic, write_sib_tsv, write_text_atomic
 
+    inputs = [labelled, recipe]
+    check_output(out_dir, "annotate curate", inputs=inputs, legacy="curation_log.json")
     steps = load_recipe(recipe)
     items = read_labelled(labelled)
     kept, log = run_curate(items, steps)
     labels = label_order(kept)
-    write_sib_tsv(out_dir / "curated.tsv",
-                  [{"index_id": i.item_id, "category": i.label, "text": i.text} for i in kept])
-    write_text_atomic(out_dir / "labels.txt", "".join(f"{lab}\n" for lab in labels))
-    write_json_atomic(out_dir / "curation_log.json", {
-        "input": labelled.name, "recipe": recipe.name, "items_in": len(items), "items_out": len(kept),
-        "labels": {lab: sum(1 for i in kept if i.label == lab) for lab in labels}, "steps": log})
+    with output_folder(out_dir, "annotate curate", inputs=inputs, legacy="curation_log.json") as stage:
+        write_sib_tsv(stage / "curated.tsv",
+                      [{"index_id": i.item_id, "category": i.label, "text": i.text} for i in kept])
+        write_text_atomic(stage / "labels.txt", "".join(f"{lab}\n" for lab in labels))
+        write_json_atomic(stage / "curation_log.json", {
+            "input": labelled.name, "recipe": recipe.name, "items_in": len(items), "items_out": len(kept),
+            "labels": {lab: sum(1 for i in kept if i.label == lab) for lab in labels}, "steps": log})
     for entry in log:
         app.info(f"{entry['step']}: {entry['items_before']} -> {entry['items_after']} items")
     click.echo(f"{len(items)} items -> {len(kept)} items, {len(labels)} labels -> {out_dir / 'curated.tsv'}")
@@ -196,11 +207,8 @@ def split(app, labelled, ratios, seed, out_dir):
     from annotation.curate import label_order
     from annotation.labelled import read_labelled
     from annotation.splits import require_labels, split_items, split_summary, write_splits
-    from schemas.errors import UsageError
 
-    src, dst = labelled.resolve(), out_dir.resolve()
-    if src == dst or dst in src.parents:
-        raise UsageError(f"--out {out_dir} would replace the folder that holds the input {labelled}")
+    check_output(out_dir, "annotate split", inputs=[labelled], legacy="split.json")
     items = read_labelled(labelled)
     require_labels(items)
     parts = split_items(items, ratios, seed)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .common import on_error_option, pass_app
+from .common import OutputFolder, on_error_option, pass_app
 
 
 def _progress_wrap(quiet: bool):
@@ -48,7 +48,7 @@ def summary_table(result, manifest: dict, width: int = 100) -> str:
 
 @click.command("assemble")
 @click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "out", required=True, type=OutputFolder(),
               help="Output folder; replaced as a whole (an existing folder must be an earlier assemble output).")
 @on_error_option
 @click.option("--seed", type=click.IntRange(min=0), default=None,

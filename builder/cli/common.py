@@ -1,8 +1,10 @@
 """Pieces shared by the subcommands: the context object, options, messages, progress."""
 from __future__ import annotations
 
+import contextlib
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
@@ -13,6 +15,7 @@ class AppContext:
 
     traceback: bool = False
     quiet: bool = False
+    verify: bool = True  # check dataset folders against their manifest.json (builder --no-verify: False)
 
     def info(self, message: str) -> None:
         if not self.quiet:
@@ -86,3 +89,63 @@ def progress(iterable, *, total=None, description="", quiet=False):
     from rich.progress import track
 
     return track(iterable, total=total, description=description, transient=True)
+
+
+class OutputFolder(click.ParamType):
+    """An ``--out`` folder, checked when the option is read, before any work is done.
+
+    A file of that name, a file in its path or a folder this process may not
+    write in is an :class:`schemas.errors.OutputError` (one line,
+    ``error: cannot write PATH: REASON``, exit code 2) from
+    :func:`schemas.outputs.check_writable`. ``inside``: the command writes
+    into the folder (``OUT/<variant>/``, reports) rather than replacing it.
+    """
+
+    name = "directory"
+
+    def __init__(self, *, inside: bool = False):
+        self.inside = inside
+
+    def convert(self, value, param, ctx):
+        from schemas.outputs import check_writable
+
+        return check_writable(Path(value), inside=self.inside)
+
+
+def refuse_inputs_inside(out: Path, inputs) -> None:
+    """A usage error if replacing ``out`` would delete one of ``inputs`` (a file or folder in it, or itself)."""
+    from schemas.errors import UsageError
+
+    dst = Path(out).resolve()
+    for item in inputs:
+        if item is None:
+            continue
+        src = Path(item).resolve()
+        if src == dst or dst in src.parents:
+            raise UsageError(f"--out {out} would replace the folder that holds the input {item}; "
+                             "choose another --out")
+
+
+def check_output(out: Path, command: str, *, inputs=(), legacy: str | None = None) -> None:
+    """The checks of :func:`output_folder`, to run before a long computation (exit 2 at once)."""
+    from schemas.outputs import check_replaceable
+
+    refuse_inputs_inside(out, inputs)
+    check_replaceable(out, legacy, command)
+
+
+@contextlib.contextmanager
+def output_folder(out: Path, command: str, *, inputs=(), legacy: str | None = None):
+    """Stage the output folder ``out`` of ``command``; it replaces ``out`` whole when the block ends.
+
+    Refuses (exit 2) an ``out`` that holds one of ``inputs``, and a non-empty
+    ``out`` that is not an earlier output of ``command`` (its ``.builder.json``,
+    or for outputs of earlier versions the file ``legacy``), before the block
+    runs. Yields the staging folder to write into; on an error or an
+    interruption ``out`` is left as it was.
+    """
+    from schemas.outputs import staging_dir
+
+    refuse_inputs_inside(out, inputs)
+    with staging_dir(out, marker=legacy, what=command) as stage:
+        yield stage

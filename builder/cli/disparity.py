@@ -5,12 +5,12 @@ from pathlib import Path
 
 import click
 
-from .common import pass_app
+from .common import OutputFolder, pass_app
 
 
 @click.command(name="disparity")
 @click.argument("records", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "out", required=True, type=OutputFolder(),
               help="Output folder (replaced as a whole): models.csv, languages.csv, records.csv, "
                    "potentials.csv, summary.json, summary.md, prr.png.")
 @click.option("--drop-aggregates", is_flag=True,

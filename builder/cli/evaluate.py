@@ -19,7 +19,7 @@ import click
 
 from schemas.errors import UsageError
 
-from .common import jobs_option, names_option, pass_app, variant_option
+from .common import OutputFolder, check_output, jobs_option, names_option, output_folder, pass_app, variant_option
 
 
 def _read_labels(path: Path) -> list[str]:
@@ -36,6 +36,7 @@ def _run_baselines(app, dataset_path, out, baselines, variants, ngram_unit, jobs
     from schemas.dataset import load_dataset_dir
     from builder.evaluation import report, runner
 
+    check_output(out, "evaluate baselines", inputs=[dataset_path], legacy="results.json")
     ds = load_dataset_dir(dataset_path, variants=variants or None)
     chosen = baselines or runner.default_baselines(ds.kind)
     cfg = runner.RunConfig(baselines=chosen, split=split, seed=seed, ngram_unit=ngram_unit,
@@ -48,7 +49,8 @@ def _run_baselines(app, dataset_path, out, baselines, variants, ngram_unit, jobs
     if ds.kind == "mc":
         settings.pop("ngram_unit"), settings.pop("mlp_max_iter")
     dataset = {"path": str(dataset_path), "kind": ds.kind, "variants": ds.variants}
-    report.write_baseline_report(out, rows, chosen, settings, dataset)
+    with output_folder(out, "evaluate baselines", inputs=[dataset_path], legacy="results.json") as stage:
+        report.write_baseline_report(stage, rows, chosen, settings, dataset)
     means = report.baseline_means(rows, chosen)
     click.echo(report.baseline_markdown(rows, chosen, settings), nl=False)
     app.info(f"wrote {out / 'results.csv'}; mean accuracy: "
@@ -61,6 +63,8 @@ def _score_predictions(app, files, out, task, gold, labels_path, model, answer_c
 
     if lenient and task != "mc":
         raise UsageError("--lenient applies to --task mc only (Belebele's first-character fallback)")
+    inputs = [*files, gold, labels_path]
+    check_output(out, "evaluate predictions", inputs=inputs, legacy="items.jsonl")
     items = llm_scoring.load_items(files, task, model=model, answer_column=answer_column)
     if gold is not None:
         from schemas.dataset import load_dataset_dir
@@ -74,7 +78,8 @@ def _score_predictions(app, files, out, task, gold, labels_path, model, answer_c
                 "gold": None if gold is None else str(gold), "split": split, "ci_method": ci, "ci_level": 0.95,
                 "accuracy": "correct / n, parse failures count as wrong"}
     summary = [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in summary]
-    report.write_llm_report(out, summary, per_item, kinds, settings)
+    with output_folder(out, "evaluate predictions", inputs=inputs, legacy="items.jsonl") as stage:
+        report.write_llm_report(stage, summary, per_item, kinds, settings)
     click.echo(report.llm_markdown(summary, kinds), nl=False)
     app.info(f"wrote {out / 'results.csv'} and {out / 'items.jsonl'} ({len(per_item)} answers)")
 
@@ -84,6 +89,7 @@ def _render_prompts(app, dataset_path, out, mode, shots_from, variants, split, s
     from builder.evaluation import prompts
     from schemas.io import write_json_atomic, write_jsonl_atomic
 
+    check_output(out, "evaluate prompts", inputs=[dataset_path, shots_from], legacy="prompts.json")
     ds = load_dataset_dir(dataset_path, variants=variants or None)
     if ds.kind != "mc":
         raise UsageError(f"prompts need a multiple-choice dataset; {dataset_path} holds {ds.kind} records")
@@ -98,22 +104,25 @@ def _render_prompts(app, dataset_path, out, mode, shots_from, variants, split, s
         shot_source = {"dataset": str(shots_from or dataset_path), "variant": variant, "split": "train",
                        "ids": [str(s.get("question_id", "")) for s in shots], "seed": seed}
     written = {}
-    for v in ds.variants:
-        if split not in ds.tables[v]:
-            raise UsageError(f"variant {v} has no {split!r} split; found {', '.join(ds.splits(v))}")
-        rows = prompts.render(ds.tables[v][split], mode, shots=shots)
-        path = write_jsonl_atomic(out / "prompts" / f"{v}.{mode}.jsonl", rows)
-        written[v] = {"file": str(path.relative_to(out)), "n": len(rows)}
-    write_json_atomic(out / "prompts.json", {"mode": mode, "split": split, "shots": shot_source,
-                                             "variants": written, "parse_with": "builder evaluate predictions "
-                                             "FILE... --task mc (add --lenient for Belebele's fallback)"})
+    with output_folder(out, "evaluate prompts", inputs=[dataset_path, shots_from], legacy="prompts.json") as stage:
+        for v in ds.variants:
+            if split not in ds.tables[v]:
+                raise UsageError(f"variant {v} has no {split!r} split; found {', '.join(ds.splits(v))}")
+            rows = prompts.render(ds.tables[v][split], mode, shots=shots)
+            path = write_jsonl_atomic(stage / "prompts" / f"{v}.{mode}.jsonl", rows)
+            written[v] = {"file": str(path.relative_to(stage)), "n": len(rows)}
+        write_json_atomic(stage / "prompts.json", {"mode": mode, "split": split, "shots": shot_source,
+                                                   "variants": written, "parse_with": "builder evaluate "
+                                                   "predictions FILE... --task mc (add --lenient for Belebele's "
+                                                   "fallback)"})
     click.echo(f"wrote {sum(w['n'] for w in written.values())} {mode} prompts for {len(written)} variant(s) "
                f"to {out / 'prompts'}")
 
 
 def _out_option(f):
-    return click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
-                        help="Output folder (files in it are replaced one by one, atomically).")(f)
+    return click.option("--out", required=True, type=OutputFolder(),
+                        help="Output folder, replaced as a whole (an existing one must be an earlier output of "
+                             "the same subcommand).")(f)
 
 
 def _split_option(help: str):

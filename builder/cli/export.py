@@ -7,7 +7,7 @@ import click
 
 from schemas.errors import GateFailed, GateInputError, ToolkitError
 
-from .common import AppContext, pass_app
+from .common import AppContext, OutputFolder, pass_app
 
 USES = ("commercial", "research")
 
@@ -78,7 +78,8 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
 
 @click.command()
 @click.argument("built", type=click.Path(path_type=Path))
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Export folder (replaced atomically).")
+@click.option("--out", required=True, type=OutputFolder(),
+              help="Export folder (replaced as a whole, atomically; an existing one must be an earlier export).")
 @click.option("--lm-eval", "lm_eval", is_flag=True, help="Also write lm-evaluation-harness task YAMLs to OUT/lm_eval.")
 @click.option("--license", "license_id", metavar="ID",
               help="License of variant folders without license information (e.g. CC-BY-SA-4.0).")

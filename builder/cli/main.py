@@ -2,17 +2,26 @@
 
 Subcommands are imported lazily from :data:`COMMANDS`, so ``builder --help``
 and a single command start fast and one broken optional module cannot break
-the others. Failures are turned into one line on stderr and a named exit code
-(:class:`schemas.errors.ExitStatus`); ``--traceback`` shows the stack.
+the others. Every failure is one line on stderr and a named exit code
+(:class:`schemas.errors.ExitStatus`): a :class:`schemas.errors.ToolkitError`
+(an output that cannot be written is an :class:`~schemas.errors.OutputError`,
+exit 2), click's own usage errors (``error: Invalid value for '--out': ...;
+see 'builder assemble --help'``, exit 2), and an interruption: Ctrl-C exits
+130, SIGTERM 143, both stopping workers and removing temporary files
+(:func:`main` turns SIGTERM into the same ``KeyboardInterrupt`` as Ctrl-C).
+``--traceback`` shows the stack.
 """
 from __future__ import annotations
 
 import importlib
+import logging
+import os
+import signal
 import sys
 
 import click
 
-from schemas.errors import ExitStatus, ToolkitError
+from schemas.errors import ExitStatus, ToolkitError, os_reason
 
 from .common import AppContext, echo_error
 
@@ -22,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "annotate": ("builder.cli.annotate:annotate", "Topic-label annotation: agreement, adjudication, curation, splits."),
     "extend": ("builder.cli.variants:extend", "Project annotated items onto a parallel translation."),
     "romanize": ("builder.cli.variants:romanize", "Write a Latin-script variant of a variant folder."),
+    "describe": ("builder.cli.describe:describe", "Declare license, source and citation of a variant folder."),
     "qc": ("builder.cli.qc:qc", "Run the quality-control release gate."),
     "licenses": ("builder.cli.export:licenses", "Audit license terms per split and variant."),
     "export": ("builder.cli.export:export", "Export splits with card, licenses and lm-eval tasks."),
@@ -54,6 +64,15 @@ class ToolkitGroup(click.Group):
             return unavailable
         return getattr(module, attr)
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as err:  # the group's own options (builder --bogus)
+            if isinstance(err, _NO_ARGS):
+                raise
+            _echo_usage_error(err, info_name)
+            raise click.exceptions.Exit(ExitStatus.USAGE) from None
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -63,28 +82,123 @@ class ToolkitGroup(click.Group):
                 raise
             echo_error(str(err))
             ctx.exit(int(err.exit_code))
+        except click.UsageError as err:
+            if isinstance(err, _NO_ARGS):  # `builder evaluate` alone: click shows the group's help
+                raise
+            _echo_usage_error(err, ctx.info_name)
+            ctx.exit(ExitStatus.USAGE)
+        except OSError as err:  # an I/O error no reader or writer turned into a ToolkitError: still one line
+            app = ctx.find_object(AppContext)
+            if app is not None and app.traceback:
+                raise
+            where = f"{err.filename}: " if err.filename else ""
+            echo_error(f"{where}{os_reason(err)}")
+            ctx.exit(ExitStatus.USAGE)  # never 1, which the gates use for "failed"
         except KeyboardInterrupt:
-            echo_error("interrupted; outputs already in place were left unchanged")
-            ctx.exit(130)
+            code = ExitStatus.TERMINATED if _STOPPING.get("signal") == signal.SIGTERM else ExitStatus.INTERRUPTED
+            by = "SIGTERM" if code == ExitStatus.TERMINATED else "Ctrl-C"
+            echo_error(f"interrupted by {by}; workers stopped, temporary files removed, no output left half-written")
+            ctx.exit(int(code))
+
+
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _echo_usage_error(err: click.UsageError, info_name: str | None) -> None:
+    """click's usage error as one line: ``error: MESSAGE; see 'builder CMD --help'``."""
+    path = (err.ctx.command_path if err.ctx is not None else info_name or "builder").split()
+    path[0] = "builder"  # the program's name, whatever a test runner called it
+    message = " ".join(err.format_message().split()).rstrip(".")
+    echo_error(f"{message}; see '{' '.join(path)} --help'")
+
+
+class _InfoLines(logging.Handler):
+    """Log records of the shared layer (``schemas``: recovery after a killed run) as info lines."""
+
+    def __init__(self, app: AppContext):
+        super().__init__(logging.INFO)
+        self.app = app
+
+    def emit(self, record):
+        self.app.info(record.getMessage())
+
+
+class _Route:
+    """While a command runs, info lines of ``schemas`` go to ``app.info`` (stderr unless ``-q``)."""
+
+    def __init__(self, app: AppContext):
+        self.handler, self.logger = _InfoLines(app), logging.getLogger("schemas")
+
+    def __enter__(self):
+        self.level = self.logger.level
+        self.logger.addHandler(self.handler)
+        self.logger.setLevel(logging.INFO)
+
+    def __exit__(self, *exc):
+        self.logger.removeHandler(self.handler)
+        self.logger.setLevel(self.level)
 
 
 @click.group(cls=ToolkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--traceback", is_flag=True, help="Show the Python traceback on errors.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and final summaries.")
+@click.option("--no-verify", is_flag=True,
+              help="Read dataset folders whose files no longer match the sha256 in their manifest.json "
+                   "(by default such a folder stops the command, exit 2).")
 @click.version_option(package_name="mc-dataset-builder", prog_name="builder")
 @click.pass_context
-def cli(ctx, traceback, quiet):
+def cli(ctx, traceback, quiet, no_verify):
     """Build, check and release multilingual evaluation datasets.
 
     Each subcommand does one job; run `builder COMMAND --help` for its options.
-    Exit codes: 0 success, 1 bad input (or a failed gate), 2 usage error
-    (or, for gates, unreadable input).
+    Exit codes: 0 success, 1 bad input (or a failed gate), 2 usage error, an
+    output that cannot be written or replaced, or an input altered after its
+    manifest.json was written (for gates: the input cannot be read); 130 Ctrl-C,
+    143 SIGTERM.
     """
-    ctx.obj = AppContext(traceback=traceback, quiet=quiet)
+    ctx.obj = app = AppContext(traceback=traceback, quiet=quiet, verify=not no_verify)
+    ctx.with_resource(_Route(app))
+    if no_verify:
+        from schemas.dataset import manifest_verification
+
+        ctx.with_resource(manifest_verification(False))
+
+
+_STOPPING: dict[str, int] = {}  # the CLI's pid and, once one came, the signal that stops it
+_AT_FORK = False
+
+
+def _on_sigterm(signum, frame):
+    """SIGTERM stops the command as Ctrl-C does: a ``KeyboardInterrupt`` in the main thread.
+
+    Worker pools are ended and staging folders removed on the way out. Forked
+    workers do not keep this handler (:func:`main` resets it at fork); a
+    second SIGTERM while the first is being handled is ignored (SIGKILL still
+    ends the process).
+    """
+    if os.getpid() != _STOPPING.get("pid"):
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    if "signal" in _STOPPING:
+        return
+    _STOPPING["signal"] = signum
+    raise KeyboardInterrupt
 
 
 def main(argv=None) -> int:
-    """Console-script entry point."""
+    """Console-script entry point; exit codes as in :class:`schemas.errors.ExitStatus`."""
+    from schemas.outputs import FAULT_ENV, FAULT_PID_ENV
+
+    global _AT_FORK
+    _STOPPING.clear()
+    _STOPPING["pid"] = os.getpid()
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    if not _AT_FORK:  # a forked worker dies at SIGTERM at once, as Pool.terminate expects
+        os.register_at_fork(after_in_child=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+        _AT_FORK = True
+    if os.environ.get(FAULT_ENV):  # the fault tests' hook: workers signal this process
+        os.environ[FAULT_PID_ENV] = str(os.getpid())
     try:
         cli.main(args=argv, prog_name="builder", standalone_mode=True)
     except SystemExit as exc:  # click exits via SystemExit in standalone mode

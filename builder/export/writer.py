@@ -24,12 +24,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schemas.io import dumps_json, sha256_file, staging_dir
+from schemas.io import check_replaceable, dumps_json, read_text_utf8, sha256_file, staging_dir
 from data_cards.card import CardContext, SplitTerms, references, render_card
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
 from data_cards.legal import render_attribution, render_license
-from schemas.errors import LicenseError, SchemaError, UsageError
+from schemas.codes import is_variant_code, validate_variant_code
+from schemas.dataset import LoadedDataset, load_dataset_dir
+from schemas.errors import LicenseError, SchemaError, ToolkitError, UsageError
 from schemas.features import arrow_schema
+from schemas.tables import split_lines
 
 from .audit import Audit, audit_dataset
 from .lmeval import write_lm_eval
@@ -56,6 +59,34 @@ def slug(name: str) -> str:
     """
     out = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")
     return out or "dataset"
+
+
+def check_name(name: str, option: str = "--name") -> str:
+    """``name`` if it is a name and not a path: no ``/``, ``\\`` or ``..`` (a usage error, exit 2).
+
+    >>> check_name("belebele-train v2")
+    'belebele-train v2'
+    >>> check_name("../../etc")
+    Traceback (most recent call last):
+    ...
+    schemas.errors.UsageError: field --name: expected a name, found the path '../../etc' (no '/', '\\' or '..')
+    """
+    if not name.strip():
+        raise UsageError(f"expected a name, found {name!r}", field=option)
+    if "/" in name or "\\" in name or ".." in name:
+        raise UsageError(f"expected a name, found the path {name!r} (no '/', '\\' or '..')", field=option)
+    return name
+
+
+def check_config_names(ds: LoadedDataset) -> None:
+    """Refuse a variant whose name has the shape of a FLORES-200 code but is not a valid code.
+
+    Its name becomes a config name and the card's language, so ``nqo_Nkko`` (a typo for
+    ``nqo_Nkoo``) stops the export naming its folder and the nearest valid codes.
+    """
+    for variant in ds.variants:
+        if is_variant_code(variant):
+            validate_variant_code(variant, file=ds.variant_dir(variant) or ds.root)
 
 
 def _table(frame: pd.DataFrame, kind: str, license_value: str | None, where: Path) -> pa.Table:
@@ -86,7 +117,7 @@ def _labels(audit: Audit) -> list[str]:
     for (variant, _split), path in sorted(ds.files.items()):
         lf = path.parent / "labels.txt"
         if lf.is_file():
-            return [x.strip() for x in lf.read_text(encoding="utf-8").splitlines() if x.strip()]
+            return [x.strip() for x in split_lines(read_text_utf8(lf)) if x.strip()]
     cats = set()
     for splits in ds.tables.values():
         for frame in splits.values():
@@ -94,12 +125,42 @@ def _labels(audit: Audit) -> list[str]:
     return sorted(cats)
 
 
+def _references(audit: Audit, build_info: dict) -> dict[str, str]:
+    """Source name -> reference: the toolkit's own for sources it knows, else the citation a
+    ``variant.json`` declares for its ``source_name`` (``builder describe``; one line in the card)."""
+    names = [x.name for x in audit.overall.sources]
+    refs = references(names, build_info)
+    for info in audit.variant_info.values():
+        if info.source_name in names and info.source_name not in refs and info.citation:
+            refs[info.source_name] = " ".join(info.citation.split())
+    return refs
+
+
+def _read_json(path: Path):
+    """A JSON file read as every reader reads text (:func:`schemas.io.read_text_utf8`: a BOM and CRLF are
+    harmless, a bad byte is an error naming the line); malformed JSON is a :class:`SchemaError` naming the line."""
+    text = read_text_utf8(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {err.lineno}") from None
+
+
 def _reports(root: Path) -> dict[str, dict | None]:
     out = {}
     for name in _REPORTS:
         p = root / name
-        out[name] = json.loads(p.read_text(encoding="utf-8")) if p.is_file() else None
+        out[name] = _read_json(p) if p.is_file() else None
     return out
+
+
+def is_export(folder: Path) -> bool:
+    """Whether ``folder`` is an earlier export: its manifest.json names this toolkit as the generator."""
+    try:
+        manifest = _read_json(Path(folder) / "manifest.json")
+    except (OSError, ValueError, ToolkitError):
+        return False
+    return isinstance(manifest, dict) and str(manifest.get("generator", "")).startswith("mc-dataset-builder")
 
 
 def _check_target(built: Path, out: Path) -> None:
@@ -133,7 +194,12 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
     """
     built, out = Path(built), Path(out)
     _check_target(built, out)
-    audit = audit_dataset(built, license_id=license_id, source=source)
+    check_replaceable(out, is_export, "export")  # before the work: a foreign or unwritable folder
+    if name is not None:
+        check_name(name)
+    loaded = load_dataset_dir(built)
+    check_config_names(loaded)
+    audit = audit_dataset(built, license_id=license_id, source=source, loaded=loaded)
     blocking = audit.blocking()
     if blocking:
         first = blocking[0]
@@ -151,7 +217,8 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
     terms_by_split = {(s.variant, s.split): s.terms for s in audit.splits}
     data_root = lm_eval_data_root or str(out.resolve())
 
-    with staging_dir(out, marker="manifest.json", what="export") as stage:
+    # no .builder.json: the manifest lists every file of an export, and says what wrote it (is_export)
+    with staging_dir(out, marker=is_export, what="export", mark=False) as stage:
         files: dict[str, dict] = {}
         card_files: dict[str, dict[str, str]] = {}
         sizes: dict[str, dict[str, int]] = {}
@@ -176,7 +243,7 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
             override=audit.override, description=build_info.get("description"), manifest=build_info,
             variant_info={v: info.to_dict() for v, info in audit.variant_info.items()}, labels=_labels(audit),
             agreement=reports["agreement.json"],
-            qc=reports["qc_report.json"], references=references([x.name for x in overall.sources], build_info))
+            qc=reports["qc_report.json"], references=_references(audit, build_info))
         card = render_card(ctx)
         check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")
         texts = {"README.md": card, "LICENSE": render_license(pretty, overall, audit.override),

@@ -177,7 +177,8 @@ def test_console_script_reproduces_sib200_curation(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "1434 items -> 1004 items, 7 labels" in proc.stdout
     assert (tmp_path / "labels.txt").read_text() == (ROOT / "tests/data/sib200/eng/labels.txt").read_text()
-    proc = subprocess.run([exe, "annotate", "agreement", str(D / "bad_duplicate.csv"), "--out", str(tmp_path)],
+    proc = subprocess.run([exe, "annotate", "agreement", str(D / "bad_duplicate.csv"), "--out",
+                           str(tmp_path / "agreement")],  # tmp_path is now a curate output: refused (exit 2)
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "rated item '2' twice" in proc.stderr

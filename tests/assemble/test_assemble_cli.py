@@ -92,9 +92,9 @@ def test_console_script_runs_the_example(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "100"})
     assert proc.returncode == 0, proc.stderr
     assert "MCTest_500" in proc.stdout and "total" in proc.stdout
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "dev.jsonl", "dev.parquet", "dev.tsv", "dropped.jsonl", "manifest.json", "train.jsonl", "train.parquet",
-        "train.tsv"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [  # .builder.json: an assemble output
+        ".builder.json", "dev.jsonl", "dev.parquet", "dev.tsv", "dropped.jsonl", "manifest.json", "train.jsonl",
+        "train.parquet", "train.tsv"]
 
 
 READER_FIXTURES = ROOT / "tests" / "data" / "readers"  # the readers' crafted bad inputs (read only)

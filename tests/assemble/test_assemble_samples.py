@@ -133,7 +133,8 @@ def test_manifest_and_ledger_shape(built):
     assert sum(c["dropped"] for c in manifest["counts"]) == len(ledger) == sum(d["count"] for d in manifest["dropped"])
     for entry in ledger:
         assert {"source", "split", "file", "record_id", "reason"} <= set(entry)
-    assert sorted(manifest["files"]) == sorted(p.name for p in out.iterdir() if p.name != "manifest.json")
+    assert sorted(manifest["files"]) == sorted(p.name for p in out.iterdir()
+                                               if p.name not in ("manifest.json", ".builder.json"))
     from schemas.io import sha256_file
     for name, digest in manifest["files"].items():
         assert sha256_file(out / name) == digest

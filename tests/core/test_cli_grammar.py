@@ -25,7 +25,8 @@ SOURCE_PACKAGES = ("builder", "qc", "schemas", "annotation", "data_cards")
 
 def test_gate_statuses_are_their_own_names_not_aliases():
     assert [(s.name, int(s)) for s in GateStatus] == [("PASSED", 0), ("FAILED", 1), ("UNREADABLE", 2)]
-    assert [s.name for s in ExitStatus] == ["SUCCESS", "BAD_INPUT", "USAGE"]  # no gate aliases left here
+    assert [s.name for s in ExitStatus] == ["SUCCESS", "BAD_INPUT", "USAGE", "INTERRUPTED",
+                                            "TERMINATED"]  # no gate aliases left here
     assert QCGateFailed("x").exit_code is GateStatus.FAILED and issubclass(QCGateFailed, GateFailed)
     assert GateInputError("x").exit_code is GateStatus.UNREADABLE
 

@@ -118,7 +118,7 @@ def test_a_failed_run_leaves_the_previous_output_in_place(tmp_path):
 def test_usage_errors_exit_2(args):
     res = run(*args)
     assert res.exit_code == 2
-    assert "Usage:" in res.output
+    assert res.output.startswith("error: ") and res.output.endswith("; see 'builder disparity --help'\n")
 
 
 def test_refuses_to_replace_an_unrelated_folder(tmp_path):
