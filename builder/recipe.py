@@ -36,8 +36,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from schemas.errors import RecipeError, SourceNotFoundError
-from schemas.codes import LANGUAGE_CODE
+from schemas.errors import RecipeError, SchemaError, SourceNotFoundError
+from schemas.codes import validate_variant_code
 from schemas.licensing import LicenseOverride
 
 from .filters.too_many_sentences import DEFAULT_MAX_SENTENCES
@@ -185,8 +185,12 @@ def recipe_from_dict(data: Any, *, file: Path | None = None) -> Recipe:
     name = chk.text("name", data["name"])
     seed = chk.integer("seed", data.get("seed", 0), 0)
     language = data.get("language", "eng_Latn")
-    if not isinstance(language, str) or not LANGUAGE_CODE.match(language):
+    if not isinstance(language, str):
         chk.fail("language", f"expected a FLORES-200 code like 'eng_Latn', found {language!r}")
+    try:  # a known language and script, as every code (nqo_Nkko is refused with nqo_Nkoo suggested)
+        validate_variant_code(language)
+    except SchemaError as err:
+        chk.fail("language", err.message)
     max_sentences = chk.integer("max_sentences", data.get("max_sentences", DEFAULT_MAX_SENTENCES), 1)
     outputs = chk.mapping("outputs", data.get("outputs"))
     chk.keys("outputs", outputs, {"formats": False})

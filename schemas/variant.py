@@ -1,8 +1,10 @@
 """``variant.json``: what a variant folder says about itself, read and written by one type.
 
 ``builder extend`` and ``builder romanize`` write it beside the split files of
-the variant they make; a curator may write one for a folder the toolkit did
-not build. Every stage that wants it (the qc license check, the license audit,
+the variant they make (``extend`` carries the source's credit, see
+:meth:`VariantInfo.credit`); ``builder describe`` declares license, source name
+and citation on any variant folder, including one the toolkit did not build.
+Every stage that wants it (the qc license check, the license audit,
 the data card, romanize's source license) asks :meth:`VariantInfo.read`, so
 one policy holds everywhere: no file is ``None``; a file that is not a JSON
 object, or whose common fields have the wrong type, stops with one line
@@ -38,6 +40,8 @@ VARIANT_JSON = "variant.json"
 _TEXT = ("variant", "kind", "method", "source", "source_name", "source_variant", "license", "license_from",
          "citation")
 _KINDS = ("mc", "topic")
+#: The fields that say whom to credit and on what terms (see :meth:`VariantInfo.credit`).
+CREDIT_FIELDS = ("source_name", "license", "license_from", "citation")
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,31 @@ class VariantInfo:
             out["license_override"] = self.license_override.to_dict()
         out.update(self.details)
         return out
+
+    def credit(self) -> dict[str, str]:
+        """What a variant derived from this one carries: whom to credit, on what terms, how to cite.
+
+        The fields of :data:`CREDIT_FIELDS` that are set; ``builder extend`` copies them into the
+        new variant's ``variant.json`` so that an export keeps the source's attribution (CC BY-SA
+        asks for it).
+
+        >>> VariantInfo(variant="eng_Latn", source_name="SIB-200", license="CC-BY-SA-4.0").credit()
+        {'source_name': 'SIB-200', 'license': 'CC-BY-SA-4.0'}
+        """
+        return {name: getattr(self, name) for name in CREDIT_FIELDS if getattr(self, name) is not None}
+
+    def declare(self, **values: str | None) -> "VariantInfo":
+        """A copy with the credit fields in ``values`` set (``None`` leaves a field as it is).
+
+        >>> VariantInfo(variant="eng_Latn").declare(source_name="SIB-200", citation=None).to_dict()
+        {'variant': 'eng_Latn', 'source_name': 'SIB-200'}
+        """
+        unknown = sorted(set(values) - set(CREDIT_FIELDS))
+        if unknown:
+            raise TypeError(f"not credit fields: {', '.join(unknown)}; expected {', '.join(CREDIT_FIELDS)}")
+        merged = self.to_dict()
+        merged.update({k: v for k, v in values.items() if v is not None})
+        return VariantInfo.from_dict(merged)
 
     def get(self, key: str, default: Any = None) -> Any:
         """A field or a detail by its JSON key (for readers of optional, stage-specific keys)."""

@@ -15,18 +15,38 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_sib_tsv
-from schemas.io import write_text_atomic
+from schemas.io import read_text_utf8, write_text_atomic
+from schemas.tables import split_lines
 from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
-from schemas.codes import check_language_code
+from schemas.codes import iso15924, validate_variant_code
 from schemas.variant import VARIANT_JSON, VariantInfo
-from schemas.scripts import count_letters, dominant_script, foreign_letters, script_of
+from schemas.scripts import count_letters, dominant_script, foreign_letters, script_letters, script_of
 
 from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
 from .checks import CheckConfig, CheckSet, duplicate_groups
+from .credit import Credit, carried_credit
 from .parallel import ParallelText, default_expected_lines, read_parallel
 
 SPLITS = ("train", "dev", "test")
-DEFAULT_LICENSE = "CC-BY-SA-4.0"  # FLORES-200 and SIB-200 are CC BY-SA 4.0
+
+
+def check_new_variant(code: str, *, field: str = "variant") -> str:
+    """``code`` if it is a valid variant code whose script the checks can judge, else one error.
+
+    Valid codes: :func:`schemas.codes.validate_variant_code`. A few ISO 15924 codes name a
+    style of a script (``Latf`` Fraktur, ``Aran`` Nastaliq) or a script Unicode does not
+    encode; text cannot be checked against them, so they are refused here with what to declare.
+    """
+    validate_variant_code(code, field=field)
+    script = script_of(code)
+    try:
+        script_letters(script)
+    except ValueError:
+        name = iso15924().get(script, script)
+        raise SchemaError(f"script {script!r} of {code!r} ({name}) is not a Unicode script, so the text cannot be "
+                          "checked against it; declare the Unicode script the text is encoded in (e.g. Latn for "
+                          "Latf, Arab for Aran, Syrc for Syre)", field=field) from None
+    return code
 
 
 def read_topic_source(source: str | Path) -> dict[str, list[dict[str, str]]]:
@@ -195,14 +215,15 @@ class ProjectionResult:
     out_dir: Path
     rows: dict[str, int]
     checks: CheckSet
+    credit: Credit | None = None
 
 
 def labels_of(source: Path, splits: Mapping[str, Sequence[Mapping[str, str]]]) -> str:
     """``labels.txt`` of the source, or its categories in order of first use."""
     path = source / "labels.txt"
     if path.is_file():
-        text = path.read_text(encoding="utf-8")
-        return text if text.endswith("\n") else text + "\n"
+        text = "".join(f"{line}\n" for line in split_lines(read_text_utf8(path)))  # no BOM, LF line ends
+        return text
     seen: dict[str, None] = {}
     for rows in splits.values():
         for r in rows:
@@ -211,16 +232,19 @@ def labels_of(source: Path, splits: Mapping[str, Sequence[Mapping[str, str]]]) -
 
 
 def project_topic(source: str | Path, parallel: Sequence[str | Path], variant: str, out: str | Path, *,
-                  config: CheckConfig | None = None, license: str = DEFAULT_LICENSE) -> ProjectionResult:
+                  config: CheckConfig | None = None, license: str | None = None) -> ProjectionResult:
     """Project a SIB-200 style annotation onto parallel files and write ``out/<variant>/``.
 
+    ``variant.json`` carries the source's credit (:func:`carried_credit`):
+    its source name, citation and, unless ``license`` is given, its license.
     Raises :class:`AlignmentError` or :class:`ScriptError` (exit code 1) on
     the first failed check; nothing is written then.
     """
-    check_language_code(variant, field="variant")
+    check_new_variant(variant)
     config = config or CheckConfig()
     source = Path(source)
     splits = read_topic_source(source)
+    credit = carried_credit(source, license)
     english = english_by_index(splits)
     text = read_parallel(parallel)
     ids = [int(r["index_id"]) for rows in splits.values() for r in rows]
@@ -245,10 +269,10 @@ def project_topic(source: str | Path, parallel: Sequence[str | Path], variant: s
             "parallel": [{"path": str(f.path), "sha256": f.sha256, "lines": f.n_lines} for f in text.files],
             "expected_lines": list(config.expected_lines or default_expected_lines(len(text.files))),
             "rows": rows_out,
-            "license": license,
+            **credit.to_dict(),
             "config": config.to_dict(),
             "length_ratio": None if model is None else {"median_log_ratio": round(model.center, 6),
                                                         "scale": round(model.scale, 6)},
             "checks": checks.to_dict(),
         }).write(stage)
-    return ProjectionResult(out_dir=target, rows=rows_out, checks=checks)
+    return ProjectionResult(out_dir=target, rows=rows_out, checks=checks, credit=credit)

@@ -8,8 +8,6 @@ re-derived from the translated option, so a translator can never move the key.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
@@ -18,15 +16,16 @@ import numpy as np
 from schemas.dataset import load_dataset_dir
 from schemas.io import read_text_utf8, require_path, sha256_file, staging_dir
 from schemas.io import write_jsonl_atomic
+from schemas.tables import jsonl_lines, parse_table
 from schemas.errors import AlignmentError, ScriptError, SchemaError
-from schemas.codes import check_language_code
 from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.records import ANSWER_FIELDS, MC_COLUMNS
 from schemas.scripts import count_letters, script_of
 
 from .align import log_ratio, robust_z
 from .checks import CheckConfig, CheckSet
-from .project import DEFAULT_LICENSE, ProjectionResult
+from .credit import carried_credit
+from .project import ProjectionResult, check_new_variant
 
 TEXT_FIELDS = ("passage", "question", *ANSWER_FIELDS)
 
@@ -37,16 +36,14 @@ def read_translations(path: str | Path) -> list[tuple[int, dict]]:
     text = read_text_utf8(path)
     rows: list[tuple[int, dict]] = []
     if path.suffix == ".jsonl":
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append((n, json.loads(line)))
-                except json.JSONDecodeError as err:
-                    raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
+        for n, line in jsonl_lines(text):
+            try:
+                rows.append((n, json.loads(line)))
+            except json.JSONDecodeError as err:
+                raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
     else:
-        reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
-        for row in reader:
-            rows.append((reader.line_num, row))
+        table = parse_table(text, path, delimiter="\t")
+        rows = [(row.line, dict(zip(table.header, row.fields))) for row in table.rows]
     for n, row in rows:
         missing = [c for c in ("question_id", *TEXT_FIELDS) if c not in row]
         if missing:
@@ -67,12 +64,19 @@ def _source_items(source):
 
 
 def project_mc(source, translations, variant: str, out, *, config: CheckConfig | None = None,
-               license: str = DEFAULT_LICENSE) -> ProjectionResult:
-    """Write ``out/<variant>/<split>.jsonl`` from English MC items and their translation."""
-    check_language_code(variant, field="variant")
+               license: str | None = None) -> ProjectionResult:
+    """Write ``out/<variant>/<split>.jsonl`` from English MC items and their translation.
+
+    Every item keeps the ``license`` and ``dataset`` of the source item it translates, so an
+    export credits the original corpora; ``license`` (``--license``), when given, replaces
+    the license of every item. ``variant.json`` carries the source's credit
+    (:func:`~builder.variants.project.carried_credit`).
+    """
+    check_new_variant(variant)
     config = config or CheckConfig()
     tpath = Path(translations)
     splits = _source_items(source)
+    credit = carried_credit(Path(source), license)
     trans = read_translations(tpath)
     by_pass = any("passage_id" in r for _, r in trans)
 
@@ -132,6 +136,7 @@ def project_mc(source, translations, variant: str, out, *, config: CheckConfig |
                 "empty_fields": "empty translated field"}.get(res.name, f"{res.name} flagged")
         raise exc(f"{res.count} × {what}; first: {first}", file=tpath)
     rows_out: dict[str, int] = {}
+    written: dict[str, list[dict]] = {}
     target = Path(out) / variant
     with staging_dir(target, marker=VARIANT_JSON, what="variant") as stage:
         for split, rows in splits.items():
@@ -141,15 +146,25 @@ def project_mc(source, translations, variant: str, out, *, config: CheckConfig |
                 num = int(r["correct_answer_num"])
                 item = {c: r.get(c) for c in MC_COLUMNS}
                 item.update({f: t[f] for f in TEXT_FIELDS})
+                own = r.get("license")
+                keep = license is None and isinstance(own, str) and bool(own.strip())  # the item's own terms
                 item.update(correct_answer=t[f"answer{num}"], correct_answer_num=num, language=variant,
-                            license=license, provenance={"corpus": "translation", "file": tpath.name,
-                                                         "record": f"line {n}"})
+                            license=own if keep else credit.license,
+                            provenance={"corpus": "translation", "file": tpath.name, "record": f"line {n}"})
                 items.append(item)
             write_jsonl_atomic(stage / f"{split}.jsonl", items)
             rows_out[split] = len(items)
+            written[split] = items
+        used = sorted({item["license"] for items in written.values() for item in items})
+        terms = credit.to_dict()
+        if used != [credit.license]:  # the items kept their own licenses: variant.json says so
+            terms.pop("license")
+            terms["license_from"] = f"the source items' own licenses ({', '.join(used)})"
+            if len(used) == 1:
+                terms["license"] = used[0]
         VariantInfo.from_dict({
             "variant": variant, "kind": "mc", "method": "projection", "source": str(source),
             "translations": {"path": str(tpath), "sha256": sha256_file(tpath), "rows": len(trans)},
-            "rows": rows_out, "license": license, "config": config.to_dict(), "checks": checks.to_dict(),
+            "rows": rows_out, **terms, "config": config.to_dict(), "checks": checks.to_dict(),
         }).write(stage)
-    return ProjectionResult(out_dir=target, rows=rows_out, checks=checks)
+    return ProjectionResult(out_dir=target, rows=rows_out, checks=checks, credit=credit)

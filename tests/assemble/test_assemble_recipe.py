@@ -89,6 +89,22 @@ def test_bad_recipes_name_file_and_key(tmp_path, edit, key, words):
     assert "\n" not in message
 
 
+@pytest.mark.parametrize("code, words", [
+    ("nqo_Nkko", "unknown script code 'Nkko' in 'nqo_Nkko'; nearest valid codes: nqo_Nkoo"),  # script typo
+    ("xyz_Latn", "unknown language code 'xyz' in 'xyz_Latn'; nearest valid codes: "),
+    ("hin_deva", "found 'hin_deva'; nearest valid codes: hin_Deva"),  # shape slip
+])
+def test_recipe_language_must_be_a_valid_variant_code(tmp_path, code, words):
+    path = write(tmp_path, GOOD.replace("name: demo", f"name: demo\nlanguage: {code}", 1))
+    with pytest.raises(RecipeError) as info:
+        load_recipe(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}, field language: "), message
+    assert words in message and "\n" not in message
+    assert load_recipe(write(tmp_path, GOOD.replace("name: demo", "name: demo\nlanguage: nqo_Nkoo"))).language \
+        == "nqo_Nkoo"
+
+
 def test_duplicate_source_names(tmp_path):
     text = GOOD + GOOD.split("sources:\n", 1)[1]
     with pytest.raises(RecipeError, match=r"field sources\[1\]\.name: duplicate source name 'RACE'"):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,8 @@ from builder.cli.main import cli
 from schemas.io import read_sib_tsv
 from builder.variants.checks import CheckConfig, load_check_config
 from builder.variants.project import project_topic
-from schemas.errors import AlignmentError, RecipeError, ScriptError
+from schemas.errors import AlignmentError, RecipeError, SchemaError, ScriptError
+from schemas.variant import VariantInfo
 
 DATA = Path(__file__).parents[1] / "data"
 SIB = DATA / "sib200"
@@ -173,7 +175,7 @@ def test_usage_errors_exit_2(tmp_path):
                   "--variant", "nqo_Nkoo", "--out", tmp_path)
     assert res.exit_code == 2 and "state the expected line counts" in res.output
     res = _extend("--source", SIB / "eng", "--parallel", DEV, "--variant", "nqo", "--out", tmp_path)
-    assert res.exit_code == 1 and "expected a FLORES-200 code" in res.output
+    assert res.exit_code == 2 and "expected a FLORES-200 code" in res.output and "nqo_Nkoo" in res.output
     # --parallel takes one file; several files repeat the option (no greedy "--parallel a b")
     res = _extend("--source", SIB / "eng", "--parallel", DEV, DEVTEST, "--variant", "nqo_Nkoo", "--out", tmp_path)
     assert res.exit_code == 2 and "unexpected extra argument" in res.output
@@ -216,3 +218,111 @@ def test_mc_projection_with_a_missing_item_names_it(tmp_path):
                   "fra_Latn", "--out", tmp_path)
     assert res.exit_code == 1
     assert "fra_Latn_missing.tsv: 1 × source item has no translation; first: q3" in res.output
+
+
+# --- the code of the new variant -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code, message", [
+    ("nqo_Nkko", "field --variant: unknown script code 'Nkko' in 'nqo_Nkko'; nearest valid codes: nqo_Nkoo"),
+    ("xyz_Nkoo", "field --variant: unknown language code 'xyz' in 'xyz_Nkoo'; nearest valid codes: nqo_Nkoo"),
+    ("nqo_Latf", "field --variant: script 'Latf' of 'nqo_Latf' (Latin (Fraktur variant)) is not a Unicode script"),
+])
+def test_an_invalid_variant_code_stops_before_reading_anything_exit_2(tmp_path, code, message):
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, "--parallel", DEVTEST, "--variant", code,
+                  "--out", tmp_path / "out")
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {message}"), lines
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_library_refuses_an_invalid_code_too(tmp_path):
+    with pytest.raises(SchemaError, match="unknown script code 'Nkko'.*nearest valid codes: nqo_Nkoo"):
+        project_topic(SIB / "eng", [DEV, DEVTEST], "nqo_Nkko", tmp_path)
+
+
+# --- credit: source name, license and citation are carried from the source variant -----------------------------
+
+
+def _described_source(tmp_path: Path, **fields) -> Path:
+    src = tmp_path / "eng"
+    shutil.copytree(SIB / "eng", src)
+    VariantInfo(variant="eng_Latn", kind="topic", **fields).write(src)
+    return src
+
+
+def test_extend_carries_source_name_license_and_citation(tmp_path):
+    src = _described_source(tmp_path, source_name="SIB-200", license="CC-BY-4.0", citation="Adelani et al. 2023")
+    res = _extend("--source", src, "--parallel", DEV, "--parallel", DEVTEST, "--variant", "nqo_Nkoo",
+                  "--out", tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    assert "names no source to credit" not in res.stderr
+    info = VariantInfo.read(tmp_path / "out" / "nqo_Nkoo")
+    assert (info.source_name, info.license, info.citation, info.source_variant) == \
+        ("SIB-200", "CC-BY-4.0", "Adelani et al. 2023", "eng_Latn")
+    assert info.license_from == f"source variant.json ({src / 'variant.json'})"
+    assert info.variant == "nqo_Nkoo" and info.method == "projection"
+
+
+def test_an_explicit_license_wins_over_the_carried_one(tmp_path):
+    src = _described_source(tmp_path, source_name="SIB-200", license="CC-BY-4.0")
+    project_topic(src, [DEV, DEVTEST], "nqo_Nkoo", tmp_path, license="CC-BY-SA-4.0")
+    info = VariantInfo.read(tmp_path / "nqo_Nkoo")
+    assert (info.license, info.license_from, info.source_name) == ("CC-BY-SA-4.0", "--license", "SIB-200")
+
+
+def test_without_a_source_variant_json_the_default_license_is_said_and_a_warning_names_the_fix(tmp_path):
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, "--parallel", DEVTEST, "--variant", "nqo_Nkoo",
+                  "--out", tmp_path)
+    assert res.exit_code == 0, res.output
+    assert "names no source to credit" in res.stderr
+    assert f"builder describe {tmp_path / 'nqo_Nkoo'} --source-name NAME" in res.stderr
+    info = VariantInfo.read(tmp_path / "nqo_Nkoo")
+    assert (info.license, info.license_from, info.source_name) == \
+        ("CC-BY-SA-4.0", "default (FLORES-200 and SIB-200 are CC BY-SA 4.0)", None)
+
+
+def test_an_unknown_license_id_stops_extend_like_export(tmp_path):
+    res = _extend("--source", SIB / "eng", "--parallel", DEV, "--parallel", DEVTEST, "--variant", "nqo_Nkoo",
+                  "--out", tmp_path, "--license", "CC-BY-SA")
+    assert res.exit_code == 1
+    assert res.stderr.startswith("error: field --license: unknown license id 'CC-BY-SA'; known ids: ")
+    assert not (tmp_path / "nqo_Nkoo").exists()
+
+
+def test_export_of_an_extended_variant_credits_sib200_and_flores(tmp_path):
+    src = _described_source(tmp_path, source_name="SIB-200", license="CC-BY-SA-4.0")
+    built = tmp_path / "built"
+    project_topic(src, [DEV, DEVTEST], "nqo_Nkoo", built)
+    res = CliRunner().invoke(cli, ["export", str(built), "--out", str(tmp_path / "export")])
+    assert res.exit_code == 0, res.output
+    attribution = (tmp_path / "export" / "ATTRIBUTION.md").read_text(encoding="utf-8")
+    assert "## SIB-200" in attribution and "Adelani et al. (2023). SIB-200" in attribution
+    assert "## built" not in attribution  # the folder name is no longer credited
+    card = (tmp_path / "export" / "README.md").read_text(encoding="utf-8")
+    citation = card.split("## Citation", 1)[1]
+    assert "Adelani et al. (2023). SIB-200" in citation and "NLLB Team (2022)" in citation
+
+
+def test_mc_items_keep_their_own_license_unless_license_is_given(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(MC / "source", src)
+    lines = (src / "train.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["license"] = "CC-BY-4.0"
+    (src / "train.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    res = _extend("--source", src, "--translations", MC / "fra_Latn.tsv", "--variant", "fra_Latn",
+                  "--out", tmp_path / "a")
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (tmp_path / "a" / "fra_Latn" / "train.jsonl").read_text().splitlines()]
+    assert [r["license"] for r in rows] == ["CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-SA-4.0"]
+    assert {r["dataset"] for r in rows} == {"toy"}
+    info = VariantInfo.read(tmp_path / "a" / "fra_Latn")
+    assert info.license is None and info.license_from == "the source items' own licenses (CC-BY-4.0, CC-BY-SA-4.0)"
+    res = _extend("--source", src, "--translations", MC / "fra_Latn.tsv", "--variant", "fra_Latn",
+                  "--out", tmp_path / "b", "--license", "CC0-1.0")
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (tmp_path / "b" / "fra_Latn" / "train.jsonl").read_text().splitlines()]
+    assert {r["license"] for r in rows} == {"CC0-1.0"}
+    assert VariantInfo.read(tmp_path / "b" / "fra_Latn").license == "CC0-1.0"
