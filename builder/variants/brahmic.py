@@ -10,13 +10,19 @@ copied and extended once per (script, scheme) and cached:
 * **One reading per letter.** Where several Devanagari keys share one letter
   (Tamil க for क ख ग घ, Bengali ব for ब व), sanscript's reverse map keeps the
   last (க -> gha); the first is kept instead (க -> k, ட -> ṭ, ব -> b).
-* **Sinhala.** æ/ǣ (ඇ ඈ ැ ෑ), the prenasalised ඟ ඬ ඳ ඹ (ISO 15919: n̆g n̆ḍ
-  n̆d m̆b) and ෆ (f) are added.
+* **Letters sanscript lacks.** Every letter and sign of the ten blocks has a
+  reading: :mod:`brahmic_letters` adds them row by row, each with its source
+  (ISO 15919, aksharamukha, or ours): Sinhala æ ǣ n̆g n̆ḍ n̆d m̆b n̆j f,
+  Malayalam chillus (ൻ is ന്, n), Odia ୱ v, Gujarati candra vowels ê ô,
+  Kashmiri and Sindhi letters, length marks (കൗ kau). Rows whose Latin
+  another letter already has are one-way (native -> Latin only).
 * **Separator.** ISO 15919 writes ``:`` where two readings would collide:
   भइ bha:i (not bhai = भै), स्ए s:ē (not sē = से), ත්හ t:h (not th = ථ);
   the other schemes have no separator, so these spellings do not round-trip.
 * **Joiners.** ZWJ/ZWNJ only choose a glyph form; they are dropped (the round
   trip is exact up to them).
+* **Stray signs.** A nukta on a letter with no nukta form, or a Gurmukhi addak
+  before no consonant, has no Latin letter and is dropped.
 
 >>> romanize_brahmic("नमस्ते ज़िंदगी", "Deva", "iso")
 'namastē ziṁdagī'
@@ -32,6 +38,8 @@ from functools import lru_cache
 import regex
 from indic_transliteration import sanscript
 
+from . import brahmic_letters as letters
+
 #: ISO 15924 code -> sanscript scheme name.
 BRAHMIC_SCRIPTS = {
     "Deva": "devanagari", "Beng": "bengali", "Sinh": "sinhala", "Taml": "tamil", "Telu": "telugu",
@@ -43,15 +51,7 @@ DEFAULT_SCHEME = "iso"
 
 _MARK = "\ue000"  # private-use placeholder for the ISO 15919 hiatus colon
 _JOINERS = regex.compile("[\u200c\u200d]")
-
-#: Sinhala letters sanscript lacks: (group, private key, Sinhala letter, Latin as in ISO 15919).
-_SINHALA_EXTRA = (
-    ("vowels", "\ue101", "ඇ", "æ"), ("vowels", "\ue102", "ඈ", "ǣ"),
-    ("vowel_marks", "\ue101", "\u0dd0", "æ"), ("vowel_marks", "\ue102", "\u0dd1", "ǣ"),
-    ("consonants", "\ue111", "ඟ", "n̆g"), ("consonants", "\ue112", "ඬ", "n̆ḍ"),
-    ("consonants", "\ue113", "ඳ", "n̆d"), ("consonants", "\ue114", "ඹ", "m̆b"),
-    ("consonants", "\ue115", "ෆ", "f"),
-)
+_ADDAK = "\u0a71"
 
 
 def _dedupe_first(scheme):
@@ -83,9 +83,25 @@ def _nukta(script: str) -> str:
         return ""
 
 
+def _add_rows(native, latin, rows, script: str, base: int) -> None:
+    """Add the :mod:`brahmic_letters` rows of ``script`` to the two tables (in place).
+
+    A row keyed by a Devanagari letter takes that letter's Latin; the others get
+    a private-use key (one per name, so a vowel and its sign share it).
+    """
+    private: dict[str | None, str] = {}
+    for n, (row_script, group, key, letter, roman, _) in enumerate(rows):
+        if row_script != script:
+            continue
+        if key is None or key.isascii():
+            key = private.setdefault(key if key else f"#{n}", chr(base + n))
+            latin.setdefault(group, {})[key] = unicodedata.normalize("NFC", roman)
+        native.setdefault(group, {})[key] = unicodedata.normalize("NFC", letter)
+
+
 @lru_cache(maxsize=None)
 def _schemes(script: str, scheme: str):
-    """The extended (native, latin) sanscript schemes for ``script`` and ``scheme``."""
+    """The extended (native, latin) sanscript schemes for ``script`` and ``scheme``: reversible letters only."""
     if script not in BRAHMIC_SCRIPTS:
         raise KeyError(script)
     if scheme not in SCHEMES:
@@ -94,25 +110,45 @@ def _schemes(script: str, scheme: str):
     latin = copy.deepcopy(sanscript.SCHEMES[scheme])
     latin.pop("accented_vowel_alternates", None)  # Vedic accents; breaks scripts without short e/o (Gurmukhi)
     latin.pop("accents", None)  # and costs a regex pass per call
+    if scheme == "iso":  # sanscript's iso table has the upadhmaniya backwards ('ḫ': 'ᳶ')
+        latin["yogavaahas"].setdefault("\u1cf6", "ḫ")
+    _add_rows(native, latin, letters.LETTERS, script, 0xE100)
     nukta = _nukta(script)
     if nukta:  # nukta letters the Latin scheme knows but the script's table lacks (Kashmiri छ़)
         extra = native.setdefault("extra_consonants", {})
+        have = {v for group in native.values() if isinstance(group, dict) for v in group.values()
+                if isinstance(v, str)}
         for key in latin.get("extra_consonants", {}):
-            base = native["consonants"].get(key[:1])
-            if len(key) == 2 and key[1] == "\u093c" and key not in extra and base and len(base) == 1:
-                extra[key] = unicodedata.normalize("NFC", base + nukta)
-    if script == "Sinh":
-        for group, key, letter, roman in _SINHALA_EXTRA:
-            native.setdefault(group, {})[key] = letter
-            latin.setdefault(group, {})[key] = roman
+            parts = unicodedata.normalize("NFD", key)  # the table stores some keys precomposed (क़ U+0958)
+            base = native["consonants"].get(parts[:1])
+            if len(parts) == 2 and parts[1] == "\u093c" and not extra.get(key) and base and len(base) == 1:
+                letter = unicodedata.normalize("NFC", base + nukta)
+                if letter not in have:  # a letter keeps the reading its own row gives (ਸ਼ is ś, not s̤)
+                    extra[key] = letter
     return native, latin
 
 
 @lru_cache(maxsize=None)
 def scheme_maps(script: str, scheme: str):
-    """Cached ``(to_latin, to_native)`` :class:`sanscript.SchemeMap` pair (built once per process)."""
+    """Cached ``(to_latin, to_native)`` :class:`sanscript.SchemeMap` pair (built once per process).
+
+    Native -> Latin also knows the one-way letters (:data:`brahmic_letters.FORWARD`);
+    Latin -> native only the reversible ones.
+    """
     native, latin = _schemes(script, scheme)
-    return sanscript.SchemeMap(native, latin), sanscript.SchemeMap(latin, native)
+    native_fwd, latin_fwd = copy.deepcopy(native), copy.deepcopy(latin)
+    _add_rows(native_fwd, latin_fwd, letters.FORWARD, script, 0xE400)
+    return sanscript.SchemeMap(native_fwd, latin_fwd), sanscript.SchemeMap(latin, native)
+
+
+@lru_cache(maxsize=None)
+def _equivalents(script: str):
+    """``(pattern, table)`` rewriting the letters of :data:`brahmic_letters.EQUIVALENTS` (None: none)."""
+    table = {unicodedata.normalize("NFC", a): unicodedata.normalize("NFC", b)
+             for s, a, b, _ in letters.EQUIVALENTS if s == script}
+    if not table:
+        return None, table
+    return regex.compile("|".join(regex.escape(k) for k in sorted(table, key=len, reverse=True))), table
 
 
 @lru_cache(maxsize=None)
@@ -149,15 +185,24 @@ def normalize_native(text: str) -> str:
 
 
 def romanize_brahmic(text: str, script: str, scheme: str = DEFAULT_SCHEME) -> str:
-    """Latin transliteration of ``text`` (letters of other scripts pass through unchanged)."""
+    """Latin transliteration of ``text`` (letters of other scripts pass through unchanged).
+
+    Punctuation and digits are not this function's job: :mod:`builder.variants.punctuation`
+    replaces them before (a danda here is passed through).
+    """
     to_latin, _ = scheme_maps(script, scheme)
     text = _JOINERS.sub("", normalize_native(text))
+    pattern, table = _equivalents(script)
+    if pattern is not None:
+        text = pattern.sub(lambda m: table[m.group()], text)
     text = _separator(script, scheme).sub(_MARK, text)
     out = sanscript.transliterate(text, scheme_map=to_latin)
     out = out.replace(_MARK, ":" if scheme == "iso" else "")
     nukta = _nukta(script)
     if nukta:  # a stray nukta (after a vowel, or on a letter with no nukta form) carries no Latin letter
         out = out.replace(nukta, "")
+    if script == "Guru":  # sanscript doubles the consonant after an addak; one before no consonant doubles nothing
+        out = out.replace(_ADDAK, "")
     return unicodedata.normalize("NFC", out)
 
 
@@ -179,8 +224,15 @@ def nativize_brahmic(text: str, script: str, scheme: str = DEFAULT_SCHEME) -> st
 
 @lru_cache(maxsize=None)
 def native_run(script: str) -> "regex.Pattern":
-    """A maximal run of ``script`` characters (with dandas and joiners): the unit of transliteration."""
-    return regex.compile(rf"[\p{{Script={script}}}\u0964\u0965\u200c\u200d]+")
+    """A maximal run of ``script`` characters and joiners: the unit of transliteration.
+
+    A character of the script's block, or whose Script_Extensions name the
+    script, counts (the Vedic accents ◌॑ ◌॓ are Inherited; the dandas are
+    Common, but punctuation is replaced before the runs are cut, see
+    :mod:`builder.variants.punctuation`).
+    """
+    first, last = letters.BLOCKS[script]
+    return regex.compile(rf"[\p{{scx={script}}}\u200c\u200d{chr(first)}-{chr(last)}]+")
 
 
 def romanize_runs(text: str, script: str, scheme: str = DEFAULT_SCHEME, cache: dict | None = None) -> str:

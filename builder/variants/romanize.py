@@ -1,22 +1,32 @@
 """Latin-script variants of a variant folder (``builder romanize``): hin_Deva -> hin_Latn.
 
-Brahmic scripts go through :mod:`builder.variants.brahmic` (indic-transliteration,
-default ISO 15919); Perso-Arabic script (Urdu) through ``uroman``, which runs
-offline, leaves no Arabic letters on the shipped Urdu sample and is MIT-style
-licensed (see docs/variants.md for the comparison with aksharamukha). Every
-run checks that no native-script letter is left (counted), that a second pass
-gives the same text, and, for Brahmic scripts, how many native runs come back
-exactly from the Latin text, with the reason of each that does not.
+:data:`ROMANIZATION` says, one row per script, which tool and scheme write it
+in Latin letters and whether the round trip is exact: the ten Brahmic scripts
+of FLORES-200 go through :mod:`builder.variants.brahmic` (indic-transliteration,
+default ISO 15919, every letter and sign of their blocks covered); Tibetan and
+Perso-Arabic (Urdu) through ``uroman``, which runs offline and is MIT-style
+licensed (see docs/variants.md for the comparison with aksharamukha).
+:data:`NOT_SUPPORTED` names the FLORES-200 scripts no installed library writes
+well enough, and why; they stop with one line.
 
->>> get_romanizer("hin_Deva").romanize("नमस्ते")
-'namastē'
+Before transliteration, :mod:`builder.variants.punctuation` writes the
+script's punctuation (danda -> ".") and digits; each mark is counted. Every
+run then checks that no native character is left (:func:`native_left`: any
+code point of the script's block, or whose Script or Script_Extensions is the
+source script, so a kept danda counts), that a second pass gives the same
+text, and, where the scheme
+has a way back, how many native runs come back exactly from the Latin text,
+with the reason of each that does not.
+
+>>> get_romanizer("hin_Deva").romanize("नमस्ते।")
+'namastē.'
 """
 from __future__ import annotations
 
 import json
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -24,19 +34,59 @@ from typing import Callable
 
 import regex
 
-from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_sib_tsv
+from schemas.io import read_sib_tsv, read_text_utf8, require_path, sha256_file, staging_dir, write_sib_tsv
 from schemas.io import write_jsonl_atomic, write_text_atomic
+from schemas.tables import jsonl_lines, split_lines
 from schemas.errors import ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
 from schemas.splits import SPLIT_ORDER
 from schemas.variant import VARIANT_JSON, VariantInfo
-from schemas.scripts import count_letters, script_of
+from schemas.scripts import script_of
 
 from . import brahmic
+from .brahmic_letters import BLOCKS, lossy_letters
+from .credit import carried_credit
+from .punctuation import MarkPolicy, policy
 
 #: Text fields romanized in multiple-choice (JSONL) splits.
 MC_TEXT_FIELDS = ("passage", "question", "answer1", "answer2", "answer3", "answer4", "correct_answer")
-URDU_SCHEME = "uroman"
+
+
+@dataclass(frozen=True)
+class Method:
+    """How one script is written in Latin letters: the tool, its schemes (default first), which are exact."""
+
+    tool: str
+    schemes: tuple[str, ...]
+    lossless: tuple[str, ...] = ()  # schemes with an exact round trip (up to documented letters)
+
+
+_SANSCRIPT = Method("indic-transliteration", brahmic.SCHEMES, ("iso",))
+_UROMAN = Method("uroman", ("uroman",))
+
+#: ISO 15924 script -> how ``builder romanize`` writes it, one row per script.
+ROMANIZATION: dict[str, Method] = {
+    "Deva": _SANSCRIPT,
+    "Beng": _SANSCRIPT,
+    "Guru": _SANSCRIPT,
+    "Gujr": _SANSCRIPT,
+    "Orya": _SANSCRIPT,
+    "Taml": _SANSCRIPT,
+    "Telu": _SANSCRIPT,
+    "Knda": _SANSCRIPT,
+    "Mlym": _SANSCRIPT,
+    "Sinh": _SANSCRIPT,
+    "Tibt": _UROMAN,  # a Wylie-like reading; no way back
+    "Arab": _UROMAN,  # Urdu and other Arabic-script languages; no way back (no short vowels)
+}
+
+#: FLORES-200 scripts with no usable scheme in indic-transliteration or uroman: script -> why.
+NOT_SUPPORTED: dict[str, str] = {
+    "Olck": "uroman reads the Ol Chiki vowels as 'l' (ᱥᱟᱱᱛᱟᱲᱤ -> slntlrrl) and indic-transliteration's "
+            "ol_chiki table only writes Sanskrit in Ol Chiki",
+    "Mtei": "uroman spells the Meetei Mayek vowel signs by their names (ꯃꯤꯇꯩ -> minaptcheinap) and "
+            "indic-transliteration's manipuri table only writes Sanskrit in Meetei Mayek (श ष स all ꯁ)",
+}
 
 
 @dataclass(frozen=True)
@@ -50,6 +100,7 @@ class Romanizer:
     romanize: Callable[[str], str]
     back: Callable[[str], str] | None = None  # Latin -> native, where the scheme defines it
     lossless: bool = False  # exact round trip claimed (up to the documented exceptions)
+    marks: MarkPolicy = field(default_factory=lambda: policy(""))  # punctuation and digits, applied first
 
 
 @lru_cache(maxsize=1)
@@ -63,27 +114,78 @@ def _romanize_uroman(text: str, lcode: str) -> str:
     return unicodedata.normalize("NFC", _uroman().romanize_string(text, lcode=lcode))
 
 
-def get_romanizer(code: str, scheme: str | None = None) -> Romanizer:
-    """The romanizer for variant ``code`` (``hin_Deva``) and ``scheme`` (None: the default)."""
+def get_romanizer(code: str, scheme: str | None = None, *, where=None) -> Romanizer:
+    """The romanizer for variant ``code`` (``hin_Deva``) and ``scheme`` (None: the script's default).
+
+    A script with no row in :data:`ROMANIZATION` is a :class:`UsageError` naming
+    the script, the variant (and ``where``, the folder) and why.
+    """
     script = script_of(code)
-    if script in brahmic.BRAHMIC_SCRIPTS:
-        scheme = scheme or brahmic.DEFAULT_SCHEME
-        if scheme not in brahmic.SCHEMES:
-            raise UsageError(f"unknown scheme {scheme!r} for script {script}; allowed: {', '.join(brahmic.SCHEMES)}")
-        brahmic.scheme_maps(script, scheme)  # build and cache the tables now
-        cache: dict[str, str] = {}  # native run -> Latin, for this romanizer (one variant) only
-        return Romanizer(script, "indic-transliteration", _version("indic-transliteration"), scheme,
-                         lambda t: brahmic.romanize_runs(t, script, scheme, cache),
-                         lambda t: brahmic.nativize_brahmic(t, script, scheme),
-                         lossless=scheme == "iso")
-    if script == "Arab":
-        scheme = scheme or URDU_SCHEME
-        if scheme != URDU_SCHEME:
-            raise UsageError(f"unknown scheme {scheme!r} for script Arab; allowed: {URDU_SCHEME}")
+    method = ROMANIZATION.get(script)
+    if method is None:
+        why = f" (not supported: {NOT_SUPPORTED[script]})" if script in NOT_SUPPORTED else ""
+        raise UsageError(f"no romanizer for script {script} of {code}{why}; supported scripts: "
+                         f"{', '.join(sorted(ROMANIZATION))}", file=where)
+    scheme = scheme or method.schemes[0]
+    if scheme not in method.schemes:
+        raise UsageError(f"unknown scheme {scheme!r} for script {script}; allowed: {', '.join(method.schemes)}",
+                         file=where)
+    marks = policy(script)
+    if method.tool == "uroman":
         lcode = code.split("_")[0]
-        return Romanizer(script, "uroman", _version("uroman"), scheme, lambda t: _romanize_uroman(t, lcode))
-    allowed = sorted(brahmic.BRAHMIC_SCRIPTS) + ["Arab"]
-    raise UsageError(f"no romanizer for script {script} of {code}; supported scripts: {', '.join(allowed)}")
+        return Romanizer(script, "uroman", _version("uroman"), scheme,
+                         lambda t: _romanize_uroman(marks.translate(t), lcode), marks=marks)
+    brahmic.scheme_maps(script, scheme)  # build and cache the tables now
+    cache: dict[str, str] = {}  # native run -> Latin, for this romanizer (one variant) only
+    return Romanizer(script, "indic-transliteration", _version("indic-transliteration"), scheme,
+                     lambda t: brahmic.romanize_runs(marks.translate(t), script, scheme, cache),
+                     lambda t: brahmic.nativize_brahmic(t, script, scheme),
+                     lossless=scheme in method.lossless, marks=marks)
+
+
+# --- what is left ----------------------------------------------------------------------------------
+
+_KINDS: dict[str, dict[str, int]] = {}  # script -> character -> 0 other, 1 native, 2 native symbol
+
+
+def _kind(char: str, script: str) -> int:
+    first, last = BLOCKS.get(script, (-1, -1))
+    if not (first <= ord(char) <= last or regex.match(rf"\p{{scx={script}}}", char)):
+        return 0
+    return 2 if unicodedata.category(char).startswith("S") else 1
+
+
+def native_left(text: str, script: str) -> tuple[int, int]:
+    """``(left, symbols)``: characters of ``script`` in ``text`` that are not symbols, and those that are.
+
+    Native means in the script's Unicode block, or with a Script or
+    Script_Extensions property that names the script: its letters, signs,
+    digits and punctuation, and the shared marks it uses (the danda U+0964
+    counts for Deva, Beng and the other scripts that use it). Symbols
+    (general category S: ৳ ௹ ༕) have no Latin letters and are kept, like €
+    in Latin text; they are counted apart. Characters are classified once
+    per script, so a text costs one Counter pass.
+
+    >>> native_left("namastē। ৳5", "Beng")
+    (1, 1)
+    """
+    table = _KINDS.setdefault(script, {})
+    left = symbols = 0
+    for char, n in Counter(text).items():
+        k = table.get(char)
+        if k is None:
+            k = table[char] = _kind(char, script)
+        if k == 1:
+            left += n
+        elif k == 2:
+            symbols += n
+    return left, symbols
+
+
+def _describe(chars: str) -> str:
+    """``'ൻ' (U+0D7B MALAYALAM LETTER CHILLU N)`` for the first few distinct characters."""
+    seen = list(dict.fromkeys(chars))[:3]
+    return ", ".join(f"{c!r} (U+{ord(c):04X} {unicodedata.name(c, '?')})" for c in seen)
 
 
 # --- round trip ----------------------------------------------------------------------------------
@@ -107,20 +209,30 @@ def _is_consonant(c: str) -> bool:
                             " LETTER OOYANNA", " LETTER AUYANNA", " LETTER IRUYANNA", " LETTER ILUYANNA"))
 
 
-def round_trip_reason(source: str, back: str) -> str:
+def round_trip_reason(source: str, back: str, script: str | None = None) -> str:
     """Why a native run did not come back exactly (a short stable name).
 
     ``khanda_ta`` (Bengali ৎ comes back as ত্), ``om`` (ओं comes back as ॐ),
-    ``sign_after_vowel`` (a vowel sign or virama that follows no consonant:
-    a typing slip, or Bengali অ্যা), otherwise ``other``.
+    then, given ``script``, the reason :func:`brahmic_letters.lossy_letters`
+    gives a letter of the run that has no way back (``chillu``: Malayalam ൻ
+    comes back as ന്; ``addak``, ``length_mark``, ``accent``, ``vowel_bearer``,
+    ``same_reading``), then ``sign_after_vowel`` (a vowel sign or virama that
+    follows no consonant: a typing slip, or Bengali অ্যা), otherwise ``other``.
 
     >>> round_trip_reason("আা", "আআ")
     'sign_after_vowel'
+    >>> round_trip_reason("അവൻ", "അവന്", "Mlym")
+    'chillu'
     """
     if "\u09ce" in source:
         return "khanda_ta"
     if "\u0950" in back and "\u0950" not in source:
         return "om"
+    if script is not None:
+        lossy = lossy_letters(script)
+        for c in source:
+            if c in lossy:
+                return lossy[c]
     prev = ""
     for c in source:
         if _is_sign(c) and "NUKTA" not in unicodedata.name(c, ""):
@@ -132,7 +244,10 @@ def round_trip_reason(source: str, back: str) -> str:
 
 
 def round_trip(texts, romanizer: Romanizer) -> dict:
-    """Round trip of every native run of ``texts``: counts of exact runs and of failures by reason."""
+    """Round trip of every native run of ``texts``: counts of exact runs and of failures by reason.
+
+    Runs are cut after the punctuation policy, so a danda (written ".") is no part of any run.
+    """
     if romanizer.back is None:
         return {"checked": False, "reason": f"{romanizer.tool} defines no way back to the native script"}
     run = brahmic.native_run(romanizer.script)
@@ -142,13 +257,13 @@ def round_trip(texts, romanizer: Romanizer) -> dict:
     examples: dict[str, list] = {}
     seen: dict[str, str | None] = {}  # run -> failure reason (None: exact); words repeat a lot
     for text in texts:
-        for m in run.finditer(text):
+        for m in run.finditer(romanizer.marks.translate(text)):
             word = m.group()
             if word not in seen:
                 src = joiners.sub("", brahmic.normalize_native(word))
                 latin = romanizer.romanize(word)
                 back = romanizer.back(latin) if src else src
-                seen[word] = None if back == src else round_trip_reason(src, back)
+                seen[word] = None if back == src else round_trip_reason(src, back, romanizer.script)
                 if seen[word] and len(examples.setdefault(seen[word], [])) < 3:
                     examples[seen[word]].append([src, latin, back])
                 if not src:
@@ -177,6 +292,19 @@ class RomanizeResult:
     leftover: int
     report: dict
 
+    def summary(self) -> str:
+        """One line for the CLI: rows, tool, what is left, which punctuation became what."""
+        parts = [f"{self.rows} rows; tool {self.tool} {self.version}, scheme {self.scheme}; "
+                 f"native letters left {self.leftover}"]
+        kept = self.report.get("native_symbols_kept", 0)
+        if kept:
+            parts.append(f"native symbols kept {kept}")
+        for key, label in (("punctuation_mapped", "punctuation mapped"), ("signs_removed", "signs removed")):
+            seen = self.report.get(key) or {}
+            if seen:
+                parts.append(f"{label}: " + ", ".join(f"{name} {e['count']}" for name, e in seen.items()))
+        return "; ".join(parts)
+
 
 def _variant_code(folder: Path, info: VariantInfo | None) -> str:
     if info is not None and info.variant:
@@ -184,20 +312,14 @@ def _variant_code(folder: Path, info: VariantInfo | None) -> str:
     return check_language_code(folder.name, file=folder, field="variant folder name")
 
 
-def _source_license(info: VariantInfo | None) -> tuple[str, str]:
-    if info is not None and info.license:
-        return info.license, "source variant.json"
-    return "CC-BY-SA-4.0", "default (SIB-200/FLORES-200 are CC BY-SA 4.0)"
-
-
 def _read_jsonl(path: Path) -> list[dict]:
+    """The rows of a JSON-lines split; a BOM and CRLF are harmless, a bad byte or line is one error naming it."""
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
+    for n, line in jsonl_lines(read_text_utf8(path)):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as err:
+            raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {n}") from None
     return rows
 
 
@@ -222,19 +344,28 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
                      allow_leftover: bool = False, check_round_trip: bool = True) -> RomanizeResult:
     """Write ``out/<lang>_Latn/`` from the variant folder ``variant_dir``.
 
-    Raises :class:`ScriptError` when native-script letters are left and
-    ``allow_leftover`` is false; nothing is written then.
+    Raises :class:`ScriptError` when native-script characters other than
+    symbols are left (:func:`native_left`) and ``allow_leftover`` is false;
+    nothing is written then. ``variant.json`` counts them per split, the
+    symbols kept, and every punctuation mark mapped or sign removed by the
+    script's :class:`~builder.variants.punctuation.MarkPolicy`. It also
+    carries the source's credit as ``builder extend`` does
+    (:func:`~builder.variants.credit.carried_credit`): ``source_name``,
+    ``citation``, and ``license`` with ``license_from`` (default CC-BY-SA-4.0).
     """
     folder = require_path(variant_dir, what="variant folder", kind="dir")
     info = VariantInfo.read(folder)
     code = _variant_code(folder, info)
-    romanizer = get_romanizer(code, scheme)
+    romanizer = get_romanizer(code, scheme, where=folder)
     if romanizer.tool == "uroman":
         _uroman().reset_cache(65536)  # uroman's token cache, fresh for every variant
     splits = read_variant_texts(folder)
     new_code = code.split("_")[0] + "_Latn"
+    script = romanizer.script
     out_rows: dict[str, list[dict]] = {}
     leftover: dict[str, int] = {}
+    symbols = 0
+    marks: Counter = Counter()
     first_left = None
     natives = []
     for split, (kind, rows) in splits.items():
@@ -244,11 +375,13 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
             for f in _fields(kind):
                 if isinstance(row.get(f), str):
                     natives.append(row[f])
+                    romanizer.marks.count(row[f], marks)
                     new[f] = romanizer.romanize(row[f])
-                    k = count_letters(new[f], romanizer.script)[1]
+                    k, sym = native_left(new[f], script)
                     if k and first_left is None:
                         first_left = (split, n, f, new[f])
                     left += k
+                    symbols += sym
             if kind == "jsonl" and "language" in new:
                 new["language"] = new_code
             new_rows.append(new)
@@ -259,10 +392,10 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
         split, n, f, text = first_left
         kind = splits[split][0]
         where = f"line {n + 2}" if kind == "tsv" else f"line {n + 1}"
-        letters = "".join(c for c in text if count_letters(c, romanizer.script)[1])
-        raise ScriptError(f"{total_left} {romanizer.script} letters left after romanizing with {romanizer.tool} "
-                          f"(scheme {romanizer.scheme}), expected none; first: {letters[:10]!r} in field {f} "
-                          "(use --allow-leftover to write it anyway)", file=folder / f"{split}.{kind}",
+        left_chars = "".join(c for c in text if native_left(c, script)[0])
+        raise ScriptError(f"{total_left} {script} letters left after romanizing with {romanizer.tool} "
+                          f"(scheme {romanizer.scheme}), expected none; first: {_describe(left_chars)} in field "
+                          f"{f} (use --allow-leftover to write it anyway)", file=folder / f"{split}.{kind}",
                           record=where)
     sample = natives[:50]
     if romanizer.tool == "uroman":
@@ -270,7 +403,7 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     fresh = get_romanizer(code, scheme)  # a second romanizer with its own (empty) cache
     deterministic = [romanizer.romanize(t) for t in sample] == [fresh.romanize(t) for t in sample]
     rt = round_trip(natives, romanizer) if check_round_trip else {"checked": False, "reason": "skipped"}
-    license_id, license_from = _source_license(info)
+    credit = carried_credit(folder, None)  # source name, citation, license and license_from, as extend
     report = {
         "variant": new_code,
         "source_variant": code,
@@ -282,11 +415,12 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
         "scheme": romanizer.scheme,
         "native_letters_left": total_left,
         "native_letters_left_by_split": leftover,
+        "native_symbols_kept": symbols,
+        **romanizer.marks.report(marks),
         "deterministic": deterministic,
         "round_trip": rt,
         "rows": {s: len(r) for s, r in out_rows.items()},
-        "license": license_id,
-        "license_from": license_from,
+        **{k: v for k, v in credit.to_dict().items() if k != "source_variant"},
     }
     target = Path(out) / new_code
     with staging_dir(target, marker=VARIANT_JSON, what="variant") as stage:
@@ -296,7 +430,8 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
             else:
                 write_jsonl_atomic(stage / f"{split}.jsonl", rows)
         if (folder / "labels.txt").is_file():
-            write_text_atomic(stage / "labels.txt", (folder / "labels.txt").read_text(encoding="utf-8"))
+            labels = split_lines(read_text_utf8(folder / "labels.txt"))  # a BOM or CRLF is not copied
+            write_text_atomic(stage / "labels.txt", "".join(f"{label}\n" for label in labels))
         VariantInfo.from_dict(report).write(stage)
     return RomanizeResult(target, sum(len(r) for r in out_rows.values()), romanizer.tool, romanizer.version,
                           romanizer.scheme, total_left, report)

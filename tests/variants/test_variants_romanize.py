@@ -139,7 +139,7 @@ def _syllables(script: str):
     return st.lists(syllable, min_size=1, max_size=6).map("".join)
 
 
-@pytest.mark.parametrize("script", ["Deva", "Beng", "Sinh", "Taml", "Gujr"])
+@pytest.mark.parametrize("script", sorted(brahmic.BRAHMIC_SCRIPTS))
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_iso_round_trip_on_well_formed_words(script, data):
