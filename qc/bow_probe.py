@@ -11,8 +11,10 @@ passages (so a passage's questions never sit on both sides), shuffled with the
 seed. Accuracy is tested against chance with a one-sided
 :func:`scipy.stats.binomtest` and given with its Clopper-Pearson interval.
 
-The gate fails when accuracy is significantly above chance *and* above
-chance + margin (default 0.05; Belebele's 0.28 passes).
+Each probe is one hypothesis test of the run (:mod:`qc.decision`): it fails as
+``above_chance`` when its p-value, adjusted over the whole run, is below
+``decision.alpha`` *and* the accuracy exceeds chance + ``margin`` (default
+0.05; Belebele's 0.28 passes).
 
 >>> import pandas as pd
 >>> rows = pd.DataFrame([{"passage_id": f"p{i}", "passage": "x", "question": "Which one?",
@@ -169,19 +171,18 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         try:
             r = probe_accuracy(frame, seed=data.seed, folds=params["folds"], features=features, cache=data.cache,
                                language=flores_code(data.variant), chance=params["chance"],
-                               confidence=params["confidence"], max_features=params["max_features"] or None)
+                               confidence=data.confidence, max_features=params["max_features"] or None)
         except ValueError as err:
             out.append(skipped(data.variant, name, str(err)))
             continue
         limit = params["chance"] + params["margin"]
-        significant = r["p_value"] < params["alpha"]
-        passed = not (significant and r["accuracy"] > limit)
         out.append(CheckResult(
-            data.variant, name, passed, statistic=r["accuracy"], p_value=r["p_value"], value=r["accuracy"],
-            threshold=limit, reason=None if passed else "above_chance", paper=PAPER,
+            data.variant, name, True, statistic=r["accuracy"], p_value=r["p_value"], value=r["accuracy"],
+            threshold=limit, paper=PAPER, fails_as="above_chance", effect=r["accuracy"],
+            effect_ci=(r["ci_low"], r["ci_high"]), effect_name="accuracy", floor=limit,
             detail=(f"{features}: {r['correct']}/{r['n']} = {r['accuracy']:.3f} "
-                    f"({int(r['confidence'] * 100)}% CI {r['ci_low']:.3f}-{r['ci_high']:.3f}) vs chance "
-                    f"{params['chance']}; fails above {limit:.2f} at p < {params['alpha']}"),
+                    f"({r['confidence']:.0%} CI {r['ci_low']:.3f}-{r['ci_high']:.3f}) vs chance "
+                    f"{params['chance']}"),
             extra={k: r[k] for k in ("accuracy", "correct", "n", "ci_low", "ci_high", "folds", "seed",
                                      "features", "chance")}))
     return out

@@ -5,8 +5,8 @@ of the wrong type or a different ``version`` is a :class:`QCConfigError`, which
 ``builder qc`` turns into exit code 2 (config unreadable).
 
 >>> cfg = load_config()
->>> cfg["version"], cfg["checks"]["overlap_ttest"]["alpha"]
-(1, 0.05)
+>>> cfg["version"], cfg["decision"]["method"], cfg["decision"]["alpha"]
+(2, 'holm', 0.05)
 >>> merge_config(cfg, {"checks": {"bow_probe": {"margin": 0.1}}})["checks"]["bow_probe"]["margin"]
 0.1
 """
@@ -22,8 +22,15 @@ import yaml
 from schemas.errors import GateStatus, RecipeError
 
 CHOICES = {
-    ("overlap_ttest", "correction"): ("none", "bonferroni", "holm"),
+    ("decision", "method"): ("holm", "fdr_bh", "bonferroni"),
     ("bow_probe", "features"): ("question+option", "option"),
+}
+
+#: What changed in each version, for the error a config of an older version gets.
+CHANGES = {
+    1: "version 2 (issue 13) replaced the per-check `alpha` and `correction` keys with one `decision` "
+       "block (method, alpha, pivot_share, confidence) and added the effect floors `min_g`, `margin` and "
+       "`max_deviation`; see docs/qc.md",
 }
 
 
@@ -91,14 +98,20 @@ def merge_config(base: dict[str, Any], override: dict[str, Any], *, file=None) -
     if not isinstance(override, dict):
         raise QCConfigError(f"expected a mapping at the top level, found {type(override).__name__}", file=file)
     if "version" in override and override["version"] != base["version"]:
+        hint = CHANGES.get(override["version"]) if isinstance(override["version"], int) else None
         raise QCConfigError(f"config version {override['version']!r} is not supported; "
-                            f"this toolkit reads version {base['version']}", file=file)
+                            f"this toolkit reads version {base['version']}" + (f" ({hint})" if hint else ""),
+                            file=file)
     merged = _merge(base, override, (), file)
-    for name in ("alpha", "chance", "margin", "confidence", "near_jaccard", "min_share", "min_line_share",
-                 "max_bad_share", "max_share", "max_near_share"):
+    for name in ("chance", "margin", "near_jaccard", "min_share", "min_line_share", "max_bad_share", "max_share",
+                 "max_near_share", "max_deviation"):
         for check, params in merged["checks"].items():
             if name in params and not 0 <= params[name] <= 1:
                 raise QCConfigError(f"checks.{check}.{name} must be in [0, 1], found {params[name]!r}", file=file)
+    for name in ("alpha", "confidence", "pivot_share"):
+        value = merged["decision"][name]
+        if not 0 < value < 1:
+            raise QCConfigError(f"decision.{name} must be between 0 and 1 (exclusive), found {value!r}", file=file)
     probe = merged["checks"]["bow_probe"]
     if probe["folds"] < 2:
         raise QCConfigError(f"checks.bow_probe.folds must be >= 2, found {probe['folds']!r}", file=file)

@@ -152,8 +152,8 @@ def _scan(table: pd.DataFrame, unit: str, params: dict) -> dict:
                                      num_perm=params["num_perm"], bands=params["bands"], normalized=True)
     exact = [g for g in members if len(g) > 1]
     return {"exact": int(sum(len(g) - 1 for g in exact)), "distinct": len(distinct), "pairs": len(pairs),
-            "involved": len({i for p in pairs for i in p[:2]}),
-            "examples": [g[:3] for g in exact[:3]] + [[members[i][0], members[j][0]] for i, j, _ in pairs[:3]]}
+            "involved": len({i for p in pairs for i in p[:2]}), "exact_groups": [g[:3] for g in exact[:3]],
+            "near_examples": [[members[i][0], members[j][0]] for i, j, _ in pairs[:3]]}
 
 
 def _members(codes: np.ndarray, ids: np.ndarray, n: int) -> list[list]:
@@ -162,8 +162,17 @@ def _members(codes: np.ndarray, ids: np.ndarray, n: int) -> list[list]:
     return [part.tolist() for part in np.split(ids[order], np.cumsum(np.bincount(codes, minlength=n))[:-1])]
 
 
+def _ids(groups: list[list]) -> str:
+    """``a = b; c = d = e``: the ids of each group, the first three groups."""
+    return "; ".join(" = ".join(map(str, g)) for g in groups[:3])
+
+
 def run(data: VariantData, params: dict) -> list[CheckResult]:
-    """Duplicates within each split (texts shared across splits are the ``leakage`` check's)."""
+    """Duplicates within each split (texts shared across splits are the ``leakage`` check's).
+
+    A failure on exact duplicates reports their count against ``max_exact``
+    (not the near-duplicate share) and the ids of the first duplicate groups.
+    """
     if len(data.combined) == 0:
         return [skipped(data.variant, NAME, "no rows")]
     out = []
@@ -174,14 +183,21 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         distinct = sum(x["distinct"] for x in scans)
         n_pairs = sum(x["pairs"] for x in scans)
         share = sum(x["involved"] for x in scans) / distinct if distinct else 0.0
-        passed = n_exact <= params["max_exact"] and share <= params["max_near_share"]
-        reason = None if passed else ("exact_duplicate" if n_exact > params["max_exact"] else "near_duplicate")
+        exact_groups = [g for x in scans for g in x["exact_groups"]][:3]
+        near = [g for x in scans for g in x["near_examples"]][:3]
+        exact_fails = n_exact > params["max_exact"]
+        passed = not exact_fails and share <= params["max_near_share"]
+        reason = None if passed else ("exact_duplicate" if exact_fails else "near_duplicate")
+        detail = f"{n_exact} exact duplicate(s) (max {params['max_exact']})"
+        if exact_groups:
+            detail += f", first: {_ids(exact_groups)}"
+        detail += (f"; {n_pairs} near-duplicate pair(s) at Jaccard >= {params['near_jaccard']} involving "
+                   f"{share:.1%} of {distinct} distinct {unit} (max {params['max_near_share']:.0%}, within splits)")
+        if near:
+            detail += f", first: {_ids(near)}"
+        value, threshold = (n_exact, params["max_exact"]) if exact_fails else (share, params["max_near_share"])
         out.append(CheckResult(
-            data.variant, f"{NAME}:{unit}", passed, value=share, threshold=params["max_near_share"],
-            reason=reason,
-            detail=(f"{n_exact} exact duplicate(s) (max {params['max_exact']}); {n_pairs} near-duplicate "
-                    f"pair(s) at Jaccard >= {params['near_jaccard']} involving {share:.1%} of "
-                    f"{distinct} distinct {unit} (within splits)"),
+            data.variant, f"{NAME}:{unit}", passed, value=value, threshold=threshold, reason=reason, detail=detail,
             extra={"exact": n_exact, "near_pairs": n_pairs, "distinct": distinct, "near_share": share,
-                   "examples": [e for x in scans for e in x["examples"]][:6]}))
+                   "examples": (exact_groups + near)[:6], "exact_examples": exact_groups, "near_examples": near}))
     return out

@@ -1,4 +1,9 @@
-"""The gate: run every enabled check on every variant, in parallel across variants.
+"""The gate: run every enabled check on every variant, in parallel across variants, then decide.
+
+Workers measure (statistics, p-values, effects); the parent process decides
+the hypothesis tests of the whole run together (:mod:`qc.decision`: Holm over
+every gated test of every variant, effect floors) and compares each variant's
+effects with the pivot's.
 
 >>> from schemas.dataset import LoadedDataset
 >>> import pandas as pd
@@ -15,6 +20,7 @@ import multiprocessing
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -23,6 +29,7 @@ from schemas.dataset import LazyTables, LoadedDataset
 
 from .config import load_config  # noqa: F401  (re-exported for the doctest and callers)
 from .contamination import passage_ngrams, text_column
+from .decision import compare_with_pivot, decide
 from .registry import CHECKS
 from .result import CheckResult, VariantData
 from .tokens import TokenCache
@@ -39,6 +46,8 @@ class QCReport:
     input_name: str = ""
     against_name: str | None = None
     meta: dict = field(default_factory=dict)
+    decision: dict = field(default_factory=dict)
+    pivot_comparison: list[dict] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -58,6 +67,8 @@ class QCReport:
             "config_version": self.config["version"],
             "seed": self.config["seed"],
             "pivot": self.config["pivot"],
+            "decision": self.decision,
+            "pivot_comparison": self.pivot_comparison,
             "failed": [{"variant": r.variant, "check": r.check, "reason": r.reason} for r in self.failures],
             "checks": [r.to_dict() for r in self.results],
         }
@@ -99,7 +110,7 @@ def _work(arg):
     splits = ds.tables.read(variant) if isinstance(ds.tables, LazyTables) else ds.tables[variant]
     data = VariantData(variant=variant, kind=ds.kind, tables={s: splits[s] for s in ds.splits(variant)},
                        pivot_name=config["pivot"], pivot=pivot, pivot_missing=pivot is None, against=against,
-                       licenses=licenses, seed=config["seed"])
+                       licenses=licenses, seed=config["seed"], confidence=config["decision"]["confidence"])
     return run_variant(data, config)
 
 
@@ -122,6 +133,7 @@ def _prewarm(variants) -> None:
     """Build tokenizers (their regexes take seconds to compile) and import sklearn before forking."""
     from sklearn.feature_extraction.text import CountVectorizer  # noqa: F401
     from sklearn.linear_model import LogisticRegression  # noqa: F401
+    from statsmodels.stats.meta_analysis import effectsize_smd  # noqa: F401
 
     from .tokens import tokenize
 
@@ -130,8 +142,12 @@ def _prewarm(variants) -> None:
 
 
 def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None = None,
-             jobs: int = 1) -> QCReport:
-    """Run the gate on a loaded dataset; ``jobs`` worker processes share the variants."""
+             jobs: int = 1, progress: Callable[[str, int, int], None] | None = None) -> QCReport:
+    """Run the gate on a loaded dataset; ``jobs`` worker processes share the variants.
+
+    ``progress(variant, done, total)`` is called in this process as each
+    variant's checks finish (in the order they finish when ``jobs > 1``).
+    """
     pivot_name = config["pivot"]
     pivot_tables = ds.tables.get(pivot_name)
     if pivot_tables is not None:  # only the columns the cross-variant checks read
@@ -150,9 +166,14 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     jobs = max(1, min(jobs, len(tasks)))
     if jobs > 1:
         _prewarm(ds.variants)
+    total = len(tasks)
+    per_variant: list = [None] * total
     if jobs == 1:
         with _one_blas_thread():
-            per_variant = [_work((shared, t)) for t in tasks]
+            for i, t in enumerate(tasks):
+                per_variant[i] = _work((shared, t))
+                if progress is not None:
+                    progress(t[0], i + 1, total)
     else:
         fork = "fork" in multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if fork else None)
@@ -160,13 +181,36 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
         try:
             # one variant per task: no worker sits idle at the end
             with ctx.Pool(jobs, initializer=_one_blas_thread) as pool:
-                per_variant = pool.map(_work, range(len(tasks)) if fork else [(shared, t) for t in tasks],
-                                       chunksize=1)
+                args = range(total) if fork else [(i, (shared, t)) for i, t in enumerate(tasks)]
+                for done, (i, rs) in enumerate(pool.imap_unordered(_indexed if fork else _indexed_task, args,
+                                                                   chunksize=1), 1):
+                    per_variant[i] = rs
+                    if progress is not None:
+                        progress(tasks[i][0], done, total)
+                # let the workers finish: Pool.terminate (the with block's exit) can race the pool's own
+                # thread, which then forks a replacement worker that is never ended
+                pool.close()
+                pool.join()
         finally:
             _FORKED.clear()
     results = [r for rs in per_variant for r in rs]
+    pivot = config["pivot"]
+    decision = decide(results, config["decision"], pivot=pivot)
+    comparison = compare_with_pivot(results, pivot) if pivot in ds.variants else []
     return QCReport(results=results, variants=ds.variants, kind=ds.kind, config=config,
-                    input_name=Path(ds.root).name, against_name=None if against is None else Path(against.root).name)
+                    input_name=Path(ds.root).name, against_name=None if against is None else Path(against.root).name,
+                    decision=decision, pivot_comparison=comparison)
+
+
+def _indexed(i: int):
+    """A forked worker's task: the variant's index in, the index and its results out."""
+    return i, _work(i)
+
+
+def _indexed_task(arg):
+    """A spawned worker's task (pickled): the index and the task in, the index and its results out."""
+    i, task = arg
+    return i, _work(task)
 
 
 def default_jobs() -> int:

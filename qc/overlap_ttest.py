@@ -2,13 +2,21 @@
 
 For each feature of :data:`qc.overlap.FEATURES`, Welch's t-test
 (:func:`scipy.stats.ttest_ind` with ``equal_var=False``) compares the values
-of the correct options with those of the wrong options. A feature passes when
-``p >= alpha`` (default 0.05): Belebele's final question set gave p = 0.81 on
-such features, MCTest p < 0.01 (Belebele §3.2). The effect size is Cohen's
-*d* with the pooled standard deviation and Hedges' small-sample correction *g*.
+of the correct options with those of the wrong options: Belebele's final
+question set gave p = 0.81 on such features, MCTest p < 0.01 (Belebele §3.2).
+The effect size is Hedges' *g* (Cohen's *d* with the pooled standard deviation
+and the small-sample correction), with a normal-approximation confidence
+interval from the variance of :func:`statsmodels.stats.meta_analysis.effectsize_smd`
+(Borenstein et al. 2009).
+
+Each feature is one hypothesis test of the run (:mod:`qc.decision`): it fails
+as ``separates`` when its p-value, adjusted over every gated test of every
+variant, is below ``decision.alpha`` *and* ``|g|`` exceeds ``min_g``.
 
 >>> round(hedges_g([1.0, 2.0, 3.0], [2.0, 3.0, 4.0]), 3)
 -0.8
+>>> [round(x, 3) for x in hedges_g_ci([1.0, 2.0, 3.0, 4.0], [2.0, 3.0, 4.0, 5.0])]
+[-0.674, -2.135, 0.788]
 """
 from __future__ import annotations
 
@@ -44,6 +52,23 @@ def hedges_g(x, y) -> float:
     return cohen_d(x, y) * (1 - 3 / (4 * n - 9))
 
 
+def hedges_g_ci(x, y, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Hedges' g of ``x`` minus ``y`` with its normal-approximation interval at ``confidence``.
+
+    The variance is statsmodels' ``effectsize_smd`` (whose bias-corrected
+    estimate is :func:`hedges_g`); nan where g is undefined.
+    """
+    from statsmodels.stats.meta_analysis import effectsize_smd
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    g = hedges_g(x, y)
+    if np.isnan(g):
+        return g, float("nan"), float("nan")
+    _, var = effectsize_smd(x.mean(), x.std(ddof=1), len(x), y.mean(), y.std(ddof=1), len(y))
+    half = float(stats.norm.ppf(0.5 + confidence / 2) * np.sqrt(var))
+    return g, g - half, g + half
+
+
 def variant_features(data: VariantData) -> pd.DataFrame:
     """Option features of all splits of the variant, computed once per variant."""
     if "features" not in data.memo:
@@ -53,13 +78,14 @@ def variant_features(data: VariantData) -> pd.DataFrame:
     return data.memo["features"]
 
 
-def feature_ttest(features: pd.DataFrame, feature: str) -> dict:
-    """Welch's t-test of one feature, correct vs wrong options, with effect sizes."""
+def feature_ttest(features: pd.DataFrame, feature: str, confidence: float = 0.95) -> dict:
+    """Welch's t-test of one feature, correct vs wrong options, with effect sizes (g with its interval)."""
     correct = features["correct"].to_numpy(bool)
     values = features[feature].to_numpy(float)
     x, y = values[correct], values[~correct]
     base = {"n_correct": len(x), "n_wrong": len(y), "mean_correct": float(x.mean()) if len(x) else None,
-            "mean_wrong": float(y.mean()) if len(y) else None, "d": None, "g": None}
+            "mean_wrong": float(y.mean()) if len(y) else None, "d": None, "g": None, "g_low": None,
+            "g_high": None}
     if len(x) < 2 or len(y) < 2:
         return {**base, "t": None, "p": None}
     if np.ptp(x) == 0 and np.ptp(y) == 0:
@@ -68,7 +94,10 @@ def feature_ttest(features: pd.DataFrame, feature: str) -> dict:
     with warnings.catch_warnings():  # near-constant features: scipy warns, the numbers stand
         warnings.simplefilter("ignore", RuntimeWarning)
         res = stats.ttest_ind(x, y, equal_var=False)
-    return {"t": float(res.statistic), "p": float(res.pvalue), "d": cohen_d(x, y), "g": hedges_g(x, y),
+    g, low, high = hedges_g_ci(x, y, confidence)
+    undefined = np.isnan(g)
+    return {"t": float(res.statistic), "p": float(res.pvalue), "d": cohen_d(x, y), "g": None if undefined else g,
+            "g_low": None if undefined else low, "g_high": None if undefined else high,
             "n_correct": len(x), "n_wrong": len(y), "mean_correct": float(x.mean()),
             "mean_wrong": float(y.mean()), "df": float(res.df)}
 
@@ -78,39 +107,25 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
     if len(frame) < 2:
         return [skipped(data.variant, NAME, f"needs at least 2 questions, found {len(frame)}")]
     feats = variant_features(data)
-    tests = {f: feature_ttest(feats, f) for f in params["features"]}
-    raw = [t["p"] for t in tests.values()]
-    adjusted = list(raw)
-    if params["correction"] != "none" and any(p is not None for p in raw):
-        from statsmodels.stats.multitest import multipletests
-
-        idx = [i for i, p in enumerate(raw) if p is not None]
-        adj = multipletests([raw[i] for i in idx], method=params["correction"])[1]
-        for i, a in zip(idx, adj):
-            adjusted[i] = float(a)
-    alpha = params["alpha"]
     out = []
-    for (feature, t), p_adj in zip(tests.items(), adjusted):
+    for feature in params["features"]:
+        t = feature_ttest(feats, feature, data.confidence)
         if t["p"] is None:
-            passed, reason = True, None
             detail = "fewer than 2 correct or wrong options; not tested"
         elif t.get("constant"):
-            passed = p_adj >= alpha
-            reason = None if passed else "separates"
             detail = (f"constant within groups: correct {t['mean_correct']:.3f}, wrong {t['mean_wrong']:.3f}"
-                      + ("" if passed else "; separates perfectly"))
+                      + ("" if t["p"] else "; separates perfectly"))
         else:
-            passed = p_adj >= alpha
-            reason = None if passed else "separates"
             direction = "higher" if t["mean_correct"] > t["mean_wrong"] else "lower"
             detail = (f"correct options mean {t['mean_correct']:.3f} vs wrong {t['mean_wrong']:.3f} "
                       f"({direction}); Hedges' g = {t['g']:.3f}")
         extra = {"effect_size": t["g"], "cohen_d": t["d"], "n_correct": t["n_correct"], "n_wrong": t["n_wrong"],
-                 "mean_correct": t["mean_correct"], "mean_wrong": t["mean_wrong"], "df": t.get("df"),
-                 "correction": params["correction"], "p_adjusted": p_adj}
-        out.append(CheckResult(data.variant, f"{NAME}:{feature}", passed, statistic=t["t"], p_value=t["p"],
-                               value=p_adj, threshold=alpha, reason=reason, detail=detail, paper=PAPER,
-                               extra=extra))
+                 "mean_correct": t["mean_correct"], "mean_wrong": t["mean_wrong"], "df": t.get("df")}
+        ci = None if t["g_low"] is None else (t["g_low"], t["g_high"])
+        out.append(CheckResult(data.variant, f"{NAME}:{feature}", True, statistic=t["t"], p_value=t["p"],
+                               value=t["g"], threshold=params["min_g"], detail=detail, paper=PAPER, extra=extra,
+                               fails_as="separates", effect=t["g"], effect_ci=ci, effect_name="Hedges' g",
+                               floor=params["min_g"]))
     qp = feats.loc[feats["option"] == 1, "question_passage_share"]
     out.append(CheckResult(data.variant, f"{NAME}:question_passage_share", True, value=float(qp.mean()),
                            gate=False, paper=None,

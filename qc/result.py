@@ -26,7 +26,15 @@ class CheckResult:
     configured limit; ``gate`` says whether a failure fails the release, and
     ``reason`` is a short stable name for why it failed (``"separates"``,
     ``"above_chance"``, ...). ``extra`` holds check-specific numbers
-    (effect size, interval, counts, examples).
+    (interval, counts, examples).
+
+    A *hypothesis test* (``fails_as`` set, a raw ``p_value``) is measured by its
+    check and decided by :func:`qc.decision.decide` over the whole run: it
+    fails as ``fails_as`` when its adjusted p-value is below ``alpha`` and
+    ``|effect|`` exceeds ``floor``. There ``value`` is the effect and
+    ``threshold`` the floor; ``effect_ci`` is the effect's confidence interval,
+    and ``p_adjusted``, ``family``, ``family_size`` and ``family_alpha`` say
+    how the run's multiplicity control treated it.
 
     >>> CheckResult("eng_Latn", "leakage", True, value=0, threshold=0).to_dict()["passed"]
     True
@@ -45,6 +53,21 @@ class CheckResult:
     detail: str = ""
     paper: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # hypothesis tests: measured here, decided over the whole run by qc.decision
+    fails_as: str | None = None
+    effect: float | None = None
+    effect_ci: tuple[float, float] | None = None
+    effect_name: str | None = None
+    floor: float | None = None
+    p_adjusted: float | None = None
+    family: str | None = None
+    family_size: int | None = None
+    family_alpha: float | None = None
+
+    @property
+    def is_test(self) -> bool:
+        """A hypothesis test that ran (its verdict is :func:`qc.decision.decide`'s)."""
+        return self.fails_as is not None and self.p_value is not None and not self.skipped
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self.extra.items()}
@@ -52,6 +75,12 @@ class CheckResult:
                    statistic=_num(self.statistic), p_value=_num(self.p_value), value=_num(self.value),
                    threshold=_num(self.threshold), gate=bool(self.gate), skipped=bool(self.skipped),
                    reason=self.reason, detail=self.detail, paper=self.paper)
+        if self.fails_as is not None:
+            low, high = self.effect_ci if self.effect_ci is not None else (None, None)
+            out.update(test=True, p_adjusted=_num(self.p_adjusted), family=self.family,
+                       family_size=self.family_size, family_alpha=_num(self.family_alpha),
+                       effect=_num(self.effect), effect_name=self.effect_name, effect_ci_low=_num(low),
+                       effect_ci_high=_num(high), floor=_num(self.floor))
         return out
 
     @property
@@ -72,7 +101,8 @@ class VariantData:
     ``pivot`` holds the pivot variant's tables (None when this is the pivot or
     it is missing, see ``pivot_missing``); ``against`` the n-gram hashes of the
     ``--contamination-against`` passages; ``licenses`` a license per split
-    from the manifest or ``variant.json`` (None where neither says).
+    from the manifest or ``variant.json`` (None where neither says);
+    ``confidence`` the level of the effect intervals (``decision.confidence``).
     """
 
     variant: str
@@ -84,6 +114,7 @@ class VariantData:
     against: Any = None
     licenses: dict[str, str | None] = field(default_factory=dict)
     seed: int = 0
+    confidence: float = 0.95
     cache: TokenCache = field(default_factory=TokenCache)
     memo: dict[str, Any] = field(default_factory=dict)
     _combined: pd.DataFrame | None = None

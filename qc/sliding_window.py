@@ -3,9 +3,11 @@
 The baseline of Richardson et al. (2013) picks the option with the best
 sliding-window score (:func:`qc.overlap.sliding_window_scores`); ties are
 broken at random with the run's seed. Its accuracy is tested against chance
-(0.25) with a one-sided :func:`scipy.stats.binomtest`; the set fails when the
-baseline is better than chance at ``p < alpha``, i.e. when word matching alone
-answers the questions.
+(0.25) with a one-sided :func:`scipy.stats.binomtest`, with its
+Clopper-Pearson interval. It is one hypothesis test of the run
+(:mod:`qc.decision`): the variant fails as ``above_chance`` when the adjusted
+p-value is below ``decision.alpha`` *and* the accuracy exceeds chance +
+``margin``, i.e. when word matching alone answers the questions.
 
 >>> import numpy as np
 >>> pick_with_ties(np.array([[1.0, 3.0, 3.0, 0.0], [0.0, 0.0, 5.0, 1.0]]), np.random.default_rng(2)).tolist()
@@ -46,12 +48,13 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
     if n == 0:
         return [skipped(data.variant, NAME, "no question has a valid correct_answer_num")]
     test = stats.binomtest(k, n, params["chance"], alternative="greater")
-    ci = stats.binomtest(k, n, params["chance"]).proportion_ci(confidence_level=0.95, method="exact")
-    passed = test.pvalue >= params["alpha"]
+    ci = stats.binomtest(k, n, params["chance"]).proportion_ci(confidence_level=data.confidence, method="exact")
+    floor = params["chance"] + params["margin"]
     return [CheckResult(
-        data.variant, NAME, passed, statistic=k / n, p_value=test.pvalue, value=k / n,
-        threshold=params["alpha"], reason=None if passed else "above_chance", paper=PAPER,
-        detail=f"SW baseline answers {k}/{n} = {k / n:.3f} (95% CI {ci.low:.3f}-{ci.high:.3f}) "
+        data.variant, NAME, True, statistic=k / n, p_value=float(test.pvalue), value=k / n, threshold=floor,
+        paper=PAPER, fails_as="above_chance", effect=k / n, effect_ci=(float(ci.low), float(ci.high)),
+        effect_name="accuracy", floor=floor,
+        detail=f"SW baseline answers {k}/{n} = {k / n:.3f} ({data.confidence:.0%} CI {ci.low:.3f}-{ci.high:.3f}) "
                f"vs chance {params['chance']}",
-        extra={"accuracy": k / n, "correct": k, "n": n, "ci_low": ci.low, "ci_high": ci.high,
+        extra={"accuracy": k / n, "correct": k, "n": n, "ci_low": float(ci.low), "ci_high": float(ci.high),
                "chance": params["chance"]})]

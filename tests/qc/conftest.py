@@ -11,6 +11,12 @@ QC_DATA = DATA / "qc"
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _no_ci_summary(monkeypatch):
+    """A test run inside GitHub Actions must not append the gate's verdicts to the job's summary page."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
 def mctest_rows() -> pd.DataFrame:
     """The shipped MCTest sample (train + dev) read with the toolkit's reader, as MC rows."""
     from builder.readers import get_reader

@@ -130,11 +130,15 @@ def test_config_override_and_validation(tmp_path):
     assert cfg["checks"]["answer_balance"]["gate"] is False
     report = run_gate(load_dataset_dir(QC_DATA / "always_a"), cfg, jobs=1)
     assert report.passed and any(r.check == "answer_balance" and not r.passed for r in report.results)
-    with pytest.raises(QCConfigError, match="unknown key 'checks.overlap_ttest.alpah_typo'"):
+    with pytest.raises(QCConfigError, match="unknown key 'decision.alpah'; allowed here: alpha, confidence, method"):
         load_config(QC_DATA / "bad_config.yaml")
     for bad, message in [({"checks": {"bow_probe": {"margin": "big"}}}, "must be a number"),
-                         ({"checks": {"overlap_ttest": {"alpha": 2}}}, "must be in \\[0, 1\\]"),
-                         ({"checks": {"overlap_ttest": {"correction": "fdr"}}}, "allowed none"),
+                         ({"checks": {"bow_probe": {"margin": 2}}}, "must be in \\[0, 1\\]"),
+                         ({"decision": {"alpha": 1.0}}, "decision.alpha must be between 0 and 1"),
+                         ({"decision": {"pivot_share": 0}}, "decision.pivot_share must be between 0 and 1"),
+                         ({"decision": {"method": "fdr"}}, "allowed holm, fdr_bh, bonferroni; found 'fdr'"),
+                         ({"checks": {"overlap_ttest": {"alpha": 0.05}}}, "unknown key 'checks.overlap_ttest.alpha'"),
+                         ({"version": 1}, "version 1 is not supported; this toolkit reads version 2 \\(version 2"),
                          ({"version": 9}, "version 9 is not supported"), ({"checkz": {}}, "unknown key")]:
         with pytest.raises(QCConfigError, match=message):
             merge_config(default_config(), bad)
@@ -162,3 +166,49 @@ def test_near_duplicate_passage_is_found(tmp_path):
     report = run_gate(load_dataset_dir(tmp_path), load_config(), jobs=1)
     r = next(r for r in report.results if r.check == "duplicates:passages")
     assert (r.passed, r.reason, r.extra["exact"], r.extra["near_pairs"]) == (False, "near_duplicate", 0, 1)
+
+
+def test_exact_duplicates_fail_with_their_count_and_ids(tmp_path):
+    """A failing duplicates row says how many and which, not the near-duplicate share (0.000)."""
+    rows = pd.read_json(QC_DATA / "clean" / "test.jsonl", lines=True)
+    first = rows[rows.passage_id == rows.passage_id.iloc[0]].copy()
+    first["passage_id"] = "test-copy"
+    first["question_id"] = first["question_id"] + "-copy"
+    first["question"] = first["question"] + " Really?"  # the passage is copied, the questions are not
+    pd.concat([rows, first]).to_json(tmp_path / "test.jsonl", orient="records", lines=True)
+    report = run_gate(load_dataset_dir(tmp_path), load_config(), jobs=1)
+    r = next(r for r in report.results if r.check == "duplicates:passages")
+    assert (r.passed, r.reason, r.value, r.threshold) == (False, "exact_duplicate", 1, 0)
+    assert r.extra["exact_examples"] == [["test:test-p000", "test:test-copy"]]
+    assert "1 exact duplicate(s) (max 0), first: test:test-p000 = test:test-copy" in r.detail
+    from qc.report import to_markdown
+
+    row = next(ln for ln in to_markdown(report).splitlines() if ln.startswith(f"| {r.variant} | `duplicates:"))
+    assert "| `duplicates:passages` | exact_duplicate | — | — | 1 | 0 |" in row  # the failing-checks table
+    assert "test:test-p000 = test:test-copy" in row and "0.000" not in row
+
+
+def test_an_unknown_script_code_fails_the_script_check(tmp_path):
+    """nqo_Nkko: Unicode knows N'Ko as Nkoo, so the gate cannot vouch for the script: FAIL, not skip."""
+    rows = pd.read_json(QC_DATA / "clean" / "test.jsonl", lines=True).head(8)
+    for code in ("eng_Latn", "nqo_Nkko"):
+        (tmp_path / code).mkdir()
+        rows.assign(language=code).to_json(tmp_path / code / "test.jsonl", orient="records", lines=True)
+    report = run_gate(load_dataset_dir(tmp_path), load_config(), jobs=1)
+    r = next(r for r in report.results if r.check == "script_consistency" and r.variant == "nqo_Nkko")
+    assert (r.passed, r.skipped, r.reason) == (False, False, "unknown_script")
+    assert "unknown ISO 15924 script code 'Nkko'" in r.detail
+    assert ("nqo_Nkko", "script_consistency") in _blocking(report)
+    eng = next(r for r in report.results if r.check == "script_consistency" and r.variant == "eng_Latn")
+    assert eng.passed
+
+
+def test_answer_balance_effect_is_the_largest_deviation():
+    from qc.answer_balance import position_test
+
+    r = position_test([1] * 15 + [2] * 40 + [3] * 25 + [4] * 20)
+    assert r["position"] == 2 and r["deviation"] == pytest.approx(0.15)
+    low, high = r["ci"]
+    assert low < 0.15 < high and low > 0  # the interval of B's share (0.40) minus 1/4
+    tie = position_test([1] * 10 + [2] * 40 + [3] * 40 + [4] * 10)
+    assert tie["position"] == 1 and tie["deviation"] == pytest.approx(-0.15)  # first of the largest

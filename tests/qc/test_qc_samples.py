@@ -60,6 +60,29 @@ def test_mctest_sample_fails_the_overlap_gate_like_the_paper_says(mctest_dir, tm
     assert report["passed"] is False
 
 
+def test_mctest_token_share_bias_survives_the_correction(mctest_dir, tmp_path):
+    """Issue 13: the paper's MCTest finding is still flagged after Holm over the run and the g floor.
+
+    One variant, so one family of 13 tests at alpha 0.05. token_share: raw p ~ 5e-8, Holm-adjusted
+    ~ 6e-7, g = 0.53 (95% CI 0.29-0.76) against the floor 0.2. It would also be flagged inside a
+    Belebele-sized release: as the pivot (13 tests at 0.025) or as one of the other 121 variants
+    (121 x 13 = 1573 tests at 0.025), even by Bonferroni's bound.
+    """
+    report = _report(mctest_dir, tmp_path)
+    token = next(c for c in report["checks"] if c["check"] == "overlap_ttest:token_share")
+    assert report["decision"]["families"] == {"pivot": {"size": 13, "alpha": 0.05}}
+    assert token["p_value"] < 0.01 and token["p_adjusted"] < 0.05 and token["family_size"] == 13
+    assert token["reason"] == "separates" and not token["passed"]
+    assert token["effect"] > token["floor"] == 0.2 and token["effect_ci_low"] > 0.2
+    p = token["p_value"]
+    assert p * 13 / 0.5 < 0.05 and p * 121 * 13 / 0.5 < 0.05
+    # which tests fail, after the correction and the floors (the probe, 0.31 at p = 0.10, does not)
+    failing = {f["check"] for f in report["failed"]}
+    assert failing == {"overlap_ttest:token_share", "overlap_ttest:bigram_share", "overlap_ttest:lcs_subsequence",
+                       "overlap_ttest:lcs_substring", "overlap_ttest:question_option_passage_share",
+                       "overlap_ttest:sliding_window", "sliding_window", "length_bias:longest"}
+
+
 def test_assembled_training_set(assembled_dir, tmp_path):
     import pandas as pd
 

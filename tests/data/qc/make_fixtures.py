@@ -177,7 +177,7 @@ def main() -> None:
     with open(broken / "test.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"passage": "unterminated\n')
     (HERE / "bad_config.yaml").write_text(
-        "version: 1\nchecks:\n  overlap_ttest:\n    alpha: 0.05\n    alpah_typo: 0.01\n", encoding="utf-8")
+        "version: 2\ndecision:\n  alpha: 0.05\n  alpah: 0.01\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
