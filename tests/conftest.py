@@ -1,6 +1,7 @@
 """Hermetic defaults for every test: no network, caches in a temporary folder."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,17 @@ def _hermetic(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.setenv("MPLBACKEND", "Agg")
+
+
+@pytest.fixture
+def readonly_dir(tmp_path) -> Path:
+    """A folder nobody may create anything in: chmod 555, or for root (CI) the read-only ``/sys/fs`` mount."""
+    if os.geteuid() != 0:
+        ro = tmp_path / "readonly"
+        ro.mkdir()
+        ro.chmod(0o555)
+        return ro
+    return Path("/sys/fs")  # chmod does not stop root; this mount does
 
 
 @pytest.fixture

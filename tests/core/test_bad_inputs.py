@@ -27,7 +27,6 @@ run is absent or unchanged.
 """
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -41,15 +40,6 @@ DATA = Path(__file__).parents[1] / "data"
 BAD = DATA / "bad"
 CASES = sorted(p for p in BAD.iterdir() if (p / "case.yaml").is_file()) if BAD.is_dir() else []
 KEYS = {"fault", "setup", "args", "exit", "stderr", "skip", "env"}
-
-
-def _readonly(tmp: Path) -> Path:
-    if os.geteuid() != 0:
-        ro = tmp / "readonly"
-        ro.mkdir()
-        ro.chmod(0o555)
-        return ro
-    return Path("/sys/fs")  # read-only even for root
 
 
 def _fill(value, subs: dict[str, str]):
@@ -110,13 +100,13 @@ def test_corpus_is_there():
 
 
 @pytest.mark.parametrize("case", CASES, ids=[p.name for p in CASES])
-def test_bad_input(case, tmp_path):
+def test_bad_input(case, tmp_path, readonly_dir):
     spec = yaml.safe_load((case / "case.yaml").read_text(encoding="utf-8"))
     assert set(spec) <= KEYS, f"{case}/case.yaml: unknown keys {set(spec) - KEYS}"
     assert spec.get("fault"), f"{case}/case.yaml says nothing about the fault"
     work = tmp_path / "work"
     work.mkdir()
-    subs = {"case": str(case), "tmp": str(work), "data": str(DATA), "readonly": str(_readonly(tmp_path))}
+    subs = {"case": str(case), "tmp": str(work), "data": str(DATA), "readonly": str(readonly_dir)}
     _setup(spec.get("setup"), subs)
     args = _fill(spec["args"], subs)
     env = _fill(spec.get("env"), subs)

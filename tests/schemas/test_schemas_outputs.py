@@ -29,15 +29,6 @@ def names(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
-def readonly_folder(tmp_path: Path) -> Path:
-    if os.geteuid() != 0:
-        ro = tmp_path / "ro"
-        ro.mkdir()
-        ro.chmod(0o555)
-        return ro
-    return Path("/sys/fs")  # chmod does not stop root; this mount does
-
-
 # -- recovery after a killed run -------------------------------------------------------------------------------
 
 def test_a_missing_target_is_restored_from_the_old_folder_of_a_dead_run(tmp_path, caplog):
@@ -174,8 +165,8 @@ def test_output_errors_are_one_line_naming_the_output_with_exit_code_2(tmp_path)
     assert names(tmp_path) == ["f"]  # and nothing was created
 
 
-def test_a_read_only_folder_is_found_before_anything_is_written(tmp_path):
-    ro = readonly_folder(tmp_path)
+def test_a_read_only_folder_is_found_before_anything_is_written(tmp_path, readonly_dir):
+    ro = readonly_dir
     with pytest.raises(OutputError, match=rf"^cannot write {ro}/out: (permission denied|operation not permitted|"
                                           r"read-only file system)$"):
         check_writable(ro / "out")
