@@ -38,6 +38,7 @@ from typing import Any, Mapping
 
 from schemas.errors import RecipeError, SchemaError, SourceNotFoundError
 from schemas.codes import validate_variant_code
+from schemas.io import read_text_utf8
 from schemas.licensing import LicenseOverride
 
 from .filters.too_many_sentences import DEFAULT_MAX_SENTENCES
@@ -165,9 +166,7 @@ def load_recipe(path: str | Path) -> Recipe:
     if not path.is_file():
         raise SourceNotFoundError("recipe file not found", file=path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as err:
-        raise RecipeError(f"not valid UTF-8 (byte {err.start})", file=path) from None
+        data = yaml.safe_load(read_text_utf8(path))  # a bad byte: one line with line, byte and reason
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else None

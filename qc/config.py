@@ -20,6 +20,8 @@ from typing import Any
 import yaml
 
 from schemas.errors import GateStatus, RecipeError
+from schemas.io import read_text_utf8
+from schemas.tables import EncodingError
 
 CHOICES = {
     ("decision", "method"): ("holm", "fdr_bh", "bonferroni"),
@@ -131,8 +133,10 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
     if not p.is_file():
         raise QCConfigError("config file not found", file=p)
     try:
-        override = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        override = yaml.safe_load(read_text_utf8(p))
+    except EncodingError as err:  # a bad byte: line, byte and reason, as a config error (exit 2)
+        raise QCConfigError(err.message, file=p, record=err.record) from None
+    except yaml.YAMLError as err:
         line = getattr(getattr(err, "problem_mark", None), "line", None)
         raise QCConfigError(f"malformed YAML: {str(err).splitlines()[0]}", file=p,
                             record=None if line is None else f"line {line + 1}") from None
