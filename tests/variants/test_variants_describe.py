@@ -137,8 +137,7 @@ def test_export_name_is_a_name_not_a_path(tmp_path, name):
 
 def test_the_example_script_runs_the_credit_chain(tmp_path):
     exe = Path(sys.executable).with_name("builder")
-    if not exe.exists():
-        pytest.skip("the builder console script is not installed beside this Python")
+    assert exe.exists(), f"the builder console script is not installed beside {sys.executable} (pip install -e .)"
     env = {**os.environ, "PATH": f"{exe.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     root = Path(__file__).parents[2]
     proc = subprocess.run(["bash", "examples/describe-variant.sh", str(tmp_path / "out")], cwd=root, env=env,
