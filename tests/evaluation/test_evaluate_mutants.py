@@ -8,6 +8,7 @@ are pinned with numbers computed here by hand or with an independent library.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -195,6 +196,7 @@ def fake_fits(monkeypatch, results: dict):
         out = results[kwargs.get("method")]
         if isinstance(out, Exception):
             raise out
+        warnings.warn(f"fake {kwargs.get('method')} fit", UserWarning)
         return out
 
     monkeypatch.setattr(MixedLM, "fit", fit)
@@ -208,6 +210,7 @@ def test_both_optimisers_are_tried_by_ml_and_the_better_wins(monkeypatch):
     _, info = fit_potentials(small_table())
     assert calls == [{"method": "lbfgs", "reml": False}, {"method": "bfgs", "reml": False}]
     assert (info.optimizer, info.tried) == ("bfgs", {"lbfgs": "-100.00", "bfgs": "-90.00"})
+    assert info.warnings == ("UserWarning: fake bfgs fit",)  # the warnings of the fit that was kept
     # a tie within TIE goes to L-BFGS, the paper's optimiser (mutant: ``>`` instead of ``>=``)
     fake_fits(monkeypatch, {"lbfgs": FakeFit(-100.0 - TIE), "bfgs": FakeFit(-100.0)})
     assert fit_potentials(small_table())[1].optimizer == "lbfgs"
