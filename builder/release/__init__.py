@@ -1,0 +1,1 @@
+"""``builder release``: one recipe from sources to a gated, licensed, documented release (issue 14)."""

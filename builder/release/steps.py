@@ -1,0 +1,229 @@
+"""The actions behind release stages: ``builder`` commands run in this process, and the few steps
+that only a release needs (a variant folder with its credit, a variant re-split as the pivot, every
+variant in one folder, the license audit as JSON, the export with the release's reports).
+
+Every action takes the stage's output path and writes it whole: commands stage and swap their own
+output; the steps here use :func:`schemas.outputs.staging_dir`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from schemas.codes import is_known_variant_code
+from schemas.errors import AlignmentError, SchemaError
+from schemas.io import dumps_json, read_sib_tsv, sib_tsv_text, write_text_atomic
+from schemas.outputs import staging_dir
+from schemas.splits import order_splits
+from schemas.variant import VariantInfo
+
+_SPLIT_SUFFIXES = (".tsv", ".parquet", ".jsonl")
+_NOT_SPLITS = {"dropped", "manifest", "labels", "qc_report", "results", "curated", "decisions"}
+#: The marker of folders a release step writes (``.builder.json``).
+WHAT = "release"
+
+
+class CommandRunner:
+    """Runs ``builder`` commands in this process; see :meth:`command`."""
+
+    def __init__(self, *, quiet: bool, verify: bool = True, root: Path | None = None):
+        self.quiet, self.verify = quiet, verify
+        self.root = None if root is None else Path(os.path.abspath(root))
+
+    def command(self, argv: list[str], *, junit: bool = False) -> Callable[[Path], int]:
+        """An action that runs ``builder [-q] ARGV --out OUTPUT`` and returns its exit code."""
+        def action(output: Path) -> int:
+            args = list(argv) + ["--out", str(output)]
+            if junit:
+                args += ["--junit", str(output / "junit.xml")]
+            return self.invoke(args)
+        return action
+
+    def invoke(self, args: list[str]) -> int:
+        """``builder ARGS`` in this process; its standard output goes to stderr (the release's stdout is
+        its own summary line), its errors and interruptions are one line as usual."""
+        import contextlib
+        import sys
+
+        from builder.cli.main import cli
+
+        head = (["-q"] if self.quiet else []) + ([] if self.verify else ["--no-verify"])
+        here = os.getcwd()
+        if self.root is not None:  # paths inside the release as relative ones: what the commands record
+            self.root.mkdir(parents=True, exist_ok=True)  # does not depend on where the release folder is
+            prefix = str(self.root) + os.sep
+            args = [a[len(prefix):] if a.startswith(prefix) else a for a in args]
+            os.chdir(self.root)
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                code = cli.main(args=head + args, prog_name="builder", standalone_mode=False)
+        finally:
+            os.chdir(here)
+        return int(code or 0)
+
+
+def split_files(folder: Path) -> dict[str, Path]:
+    """``{split: file}`` of a variant folder: one file per split, TSV before Parquet before JSONL."""
+    found: dict[str, Path] = {}
+    for suffix in _SPLIT_SUFFIXES:
+        for p in sorted(folder.glob(f"*{suffix}")):
+            if p.stem not in _NOT_SPLITS and not p.name.startswith(".") and p.stem not in found:
+                found[p.stem] = p
+    return {s: found[s] for s in order_splits(found)}
+
+
+def _kind(folder: Path, files: dict[str, Path]) -> str:
+    info = VariantInfo.read(folder)
+    if info is not None and info.kind:
+        return info.kind
+    first = next(iter(files.values()))
+    if first.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(first).names
+    else:
+        with first.open(encoding="utf-8-sig") as fh:
+            names = fh.readline()
+    return "topic" if "index_id" in names else "mc"
+
+
+def variant_folders(path: Path) -> dict[str, tuple[Path, str]]:
+    """``{code: (folder, kind)}``: ``path`` itself when it is a variant folder, else its variant subfolders."""
+    path = Path(path)
+    own = split_files(path)
+    if own and is_known_variant_code(path.name):
+        return {path.name: (path, _kind(path, own))}
+    out = {}
+    for sub in sorted(p for p in path.iterdir() if p.is_dir() and is_known_variant_code(p.name)):
+        files = split_files(sub)
+        if files:
+            out[sub.name] = (sub, _kind(sub, files))
+    return out
+
+
+def _fill_credit(info: VariantInfo | None, code: str, kind: str, credit: dict) -> VariantInfo:
+    """``info`` (or a new one for ``code``) with the credit fields it lacks taken from ``credit``."""
+    data = info.to_dict() if info is not None else {"variant": code, "kind": kind}
+    data.setdefault("variant", code)
+    data.setdefault("kind", kind)
+    for key, value in credit.items():
+        if value and not data.get(key):
+            data[key] = value
+            if key == "license":
+                data.setdefault("license_from", "release recipe")
+    return VariantInfo.from_dict(data)
+
+
+def _copy_variant(src: Path, dst: Path, code: str, kind: str, credit: dict, *, assembled: bool = False) -> None:
+    dst.mkdir(parents=True)
+    if assembled:  # an assembled set: its Parquet splits; the variant is its language column
+        files = {p.stem: p for p in sorted(src.glob("*.parquet")) if p.stem not in _NOT_SPLITS}
+    else:
+        files = split_files(src)
+    for split, p in files.items():
+        shutil.copyfile(p, dst / f"{split}{p.suffix}")
+    if (src / "labels.txt").is_file():
+        shutil.copyfile(src / "labels.txt", dst / "labels.txt")
+    _fill_credit(VariantInfo.read(src), code, kind, credit).write(dst)
+
+
+def variant_folder(split_out: Path, code: str, credit: dict, *, method: str) -> Callable[[Path], int]:
+    """The output of ``annotate split`` as a variant folder ``OUTPUT/<code>/`` with its ``variant.json``."""
+    def action(output: Path) -> int:
+        with staging_dir(output, what=WHAT) as stage:
+            _copy_variant(split_out, stage / code, code, "topic", {k: v for k, v in credit.items()})
+            info = VariantInfo.read(stage / code)
+            data = dict(info.to_dict(), method=method)
+            VariantInfo.from_dict(data).write(stage / code)
+        return 0
+    return action
+
+
+def align_to_pivot(pivot: Path, source: Path, code: str) -> Callable[[Path], int]:
+    """Re-split the topic variant in ``source`` as the pivot is split, item by item (``index_id``).
+
+    Every pivot item must be in ``source`` with the same label (else one error naming the file and the
+    item); items of ``source`` that the pivot no longer holds (curated away) are dropped and counted in
+    the new ``variant.json`` (``aligned.dropped_not_in_pivot``).
+    """
+    def action(output: Path) -> int:
+        texts: dict[str, tuple[str, str, Path]] = {}
+        for split, p in split_files(source).items():
+            if p.suffix != ".tsv":
+                raise SchemaError("align: pivot re-split reads SIB-200 TSV files", file=p)
+            for row in read_sib_tsv(p):
+                texts[row["index_id"]] = (row["category"], row["text"], p)
+        used: set[str] = set()
+        with staging_dir(output, what=WHAT) as stage:
+            dst = stage / code
+            dst.mkdir()
+            counts = {}
+            for split, p in split_files(pivot).items():
+                rows = []
+                for row in read_sib_tsv(p):
+                    item = row["index_id"]
+                    if item not in texts:
+                        raise AlignmentError(f"pivot item {item} ({split}) is missing from {code}", file=source)
+                    label, text, where = texts[item]
+                    if label != row["category"]:
+                        raise AlignmentError(f"item {item}: label {label!r} here, {row['category']!r} in the pivot",
+                                             file=where)
+                    rows.append({"index_id": item, "category": label, "text": text})
+                    used.add(item)
+                write_text_atomic(dst / f"{split}.tsv", sib_tsv_text(rows))
+                counts[split] = len(rows)
+            if (pivot / "labels.txt").is_file():
+                shutil.copyfile(pivot / "labels.txt", dst / "labels.txt")
+            data = (VariantInfo.read(source) or VariantInfo()).to_dict()
+            data.update(variant=code, kind="topic", method="aligned to the pivot's split")
+            data["aligned"] = {"pivot": pivot.name, "counts": counts, "dropped_not_in_pivot": len(texts) - len(used)}
+            VariantInfo.from_dict(data).write(dst)
+        return 0
+    return action
+
+
+def collect(variants: dict[str, tuple[Path, bool]], credit: dict) -> Callable[[Path], int]:
+    """Every variant folder into ``OUTPUT/<code>/``, each with a ``variant.json`` that credits its source."""
+    def action(output: Path) -> int:
+        with staging_dir(output, what=WHAT) as stage:
+            for code, (folder, assembled) in variants.items():
+                kind = "mc" if assembled else _kind(folder, split_files(folder))
+                _copy_variant(folder, stage / code, code, kind, credit, assembled=assembled)
+        return 0
+    return action
+
+
+def pivot_config(folder: Path, pivot: str) -> Path:
+    """A qc config that changes only the pivot (the shipped thresholds otherwise)."""
+    return write_text_atomic(Path(folder) / "qc-pivot.yaml", f"pivot: {pivot}\n")
+
+
+def license_audit(dataset: Path, license_id: str | None) -> Callable[[Path], int]:
+    """``OUTPUT/licenses.json``: the license audit of every split (what ``builder licenses --json`` prints)."""
+    def action(output: Path) -> int:
+        from builder.export.audit import audit_dataset
+
+        audit = audit_dataset(dataset, license_id=license_id)
+        with staging_dir(output, what=WHAT) as stage:
+            (stage / "licenses.json").write_text(dumps_json([s.to_dict() for s in audit.splits]), encoding="utf-8")
+        return 0
+    return action
+
+
+def export(dataset: Path, reports: dict[str, Path | None], options: dict) -> Callable[[Path], int]:
+    """The export with the release's reports on its card (gate verdict, agreement, baseline scores)."""
+    def action(output: Path) -> int:
+        import json
+
+        from builder.export.writer import export_dataset
+
+        loaded = {k: (json.loads(p.read_text(encoding="utf-8")) if p is not None and p.is_file() else None)
+                  for k, p in reports.items()}
+        export_dataset(dataset, output, lm_eval=options["lm_eval"], license_id=options["license"],
+                       name=options["name"], pretty_name=options["pretty_name"],
+                       card_reports=loaded,
+                       gate_failing_allowed=options["allow_failing_gate"] and (loaded.get("qc") or {}).get("passed") is False)
+        return 0
+    return action

@@ -1,0 +1,233 @@
+"""``builder release``: recipe checks, a full release, resume after SIGKILL, the gate, interruptions."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from builder.cli.main import cli
+from builder.release.recipe import load_release_recipe, release_from_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "release"
+MINI = DATA / "mini-release.yaml"
+FAILING = DATA / "failing-gate.yaml"
+#: The one file that says what this run did (ran or skipped, seconds): not compared between runs.
+RUN_LOG = "run.json"
+
+
+def _release(args, env=None, check=None):
+    """``builder release ARGS`` as a user runs it (a separate process: signals, exit codes, stdout)."""
+    full = dict(os.environ, **(env or {}))
+    proc = subprocess.run([sys.executable, "-m", "builder", "release", *map(str, args)], capture_output=True,
+                          text=True, env=full, cwd=ROOT, timeout=600)
+    if check is not None:
+        assert proc.returncode == check, proc.stderr[-3000:]
+    return proc
+
+
+def _files(root: Path) -> dict[str, str]:
+    """sha256 of every file under ``root`` (hidden files included: no temporary may be left behind)."""
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name != RUN_LOG}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """One uninterrupted release of the mini recipe, and what its second run printed."""
+    out = tmp_path_factory.mktemp("ref") / "rel"
+    first = _release([MINI, "--out", out, "-j", "1"], check=0)
+    second = _release([MINI, "--out", out, "-j", "1"], check=0)
+    return out, first, second
+
+
+# -- the recipe ----------------------------------------------------------------------------------------------
+
+def test_the_example_recipes_load():
+    for name in ("sib200-release.yaml", "belebele-train-release.yaml"):
+        recipe = load_release_recipe(ROOT / "examples" / name)
+        assert recipe.variants and recipe.pivot == "eng_Latn"
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"version": 2}, "version: expected 1, found 2"),
+    ({"colour": "red"}, "unknown key 'colour'"),
+    ({"pivot": "eng_Latin"}, "pivot"),
+    ({"variants": []}, "variants: expected a non-empty list"),
+    ({"variants": [{"extend": {"variant": "nqo_Nkoo", "from": "eng_Latn"}, "romanize": {"from": "x"}}]},
+     "expected exactly one of"),
+    ({"variants": [{"dataset": "no/such/folder"}]}, "variants[0].dataset: 'no/such/folder' does not exist"),
+    ({"variants": [{"romanize": {"from": "hin_Deva", "colour": 1}}]}, "variants[0].romanize.colour"),
+    ({"baselines": {"names": []}}, "baselines.names"),
+    ({"qc": {"config": "missing.yaml"}}, "qc.config"),
+])
+def test_a_bad_recipe_is_one_error_naming_the_key(change, message):
+    import yaml
+
+    data = yaml.safe_load(MINI.read_text(encoding="utf-8"))
+    data.update(change)
+    with pytest.raises(Exception) as info:
+        release_from_dict(data, file=MINI)
+    assert message in str(info.value)
+    assert str(MINI) in str(info.value)
+
+
+def test_a_bad_recipe_through_the_cli_is_one_line(tmp_path):
+    bad = tmp_path / "r.yaml"
+    bad.write_text(MINI.read_text(encoding="utf-8").replace("pivot: eng_Latn", "pivot: eng_Latn\nextra: 1"),
+                   encoding="utf-8")
+    res = CliRunner().invoke(cli, ["release", str(bad), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2 or res.exit_code == 1
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "extra" in lines[0] and str(bad) in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_variant_made_from_one_not_yet_made_is_refused(tmp_path):
+    import yaml
+
+    from builder.release.plan import make_plan
+    from schemas.errors import RecipeError
+
+    data = yaml.safe_load(MINI.read_text(encoding="utf-8"))
+    data["variants"] = data["variants"][::-1]
+    recipe = release_from_dict(data, file=MINI)
+    with pytest.raises(RecipeError, match="variants\\[0\\].extend.from: variant eng_Latn is not made by an "
+                                          "earlier entry"):
+        make_plan(recipe, tmp_path / "out", jobs=1)
+
+
+# -- a whole release -----------------------------------------------------------------------------------------
+
+def test_a_release_writes_every_stage_an_export_and_a_report(reference):
+    import datasets
+
+    out, first, _ = reference
+    stages = sorted(p.name for p in (out / "stages").iterdir())
+    assert stages == sorted(["agreement-eng_Latn", "adjudicate-eng_Latn", "curate-eng_Latn", "split-eng_Latn",
+                             "variant-eng_Latn", "extend-nqo_Nkoo", "dataset", "qc", "licenses", "baselines",
+                             "export"])
+    for name in stages:
+        record = json.loads((out / "stages" / name / "stage.json").read_text(encoding="utf-8"))
+        assert record["stage"] == name and record["tool"]["name"] == "mc-dataset-builder"
+        assert all(len(i["sha256"]) == 64 for i in record["inputs"].values())
+        assert len(record["output"]["sha256"]) == 64
+    ds = datasets.load_dataset(str(out / "export"), "nqo_Nkoo")
+    assert ds["test"].num_rows == 203 and ds["train"].num_rows == 701
+    assert (out / "export" / "lm_eval").is_dir()
+    summary = json.loads((out / "release.json").read_text(encoding="utf-8"))
+    assert summary["gate"]["verdict"] == "pass" and summary["released"] is True
+    assert [v["variant"] for v in summary["variants"]] == ["eng_Latn", "nqo_Nkoo"]
+    assert summary["variants"][1]["rows"] == {"train": 701, "dev": 100, "test": 203}
+    assert {d["reason"] for d in summary["drops"] if d["source"] == "curation"} >= {"min_count", "remove_labels"}
+    assert summary["agreement"]["items"] == 12 and len(summary["agreement"]["matrix"]) == 10
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "nqo_Nkoo" in html and "<html" in html
+    # stdout is the release's own summary line; the stages' output went to stderr
+    assert first.stdout.count("\n") == 1 and first.stdout.startswith("release mini-release: 2 variant(s), gate pass")
+
+
+def test_the_card_records_gate_licenses_agreement_and_baselines(reference):
+    card = (reference[0] / "export" / "README.md").read_text(encoding="utf-8")
+    assert "Gate: **passed**." in card
+    assert "## Annotator agreement" in card and "12 items, 4 annotators." in card
+    assert "## Baseline scores" in card and "| `nqo_Nkoo` | 25.1 [19.7, 31.5] (n=203) |" in card
+    assert "CC-BY-SA-4.0" in card
+
+
+def test_a_second_run_with_nothing_changed_skips_every_stage(reference):
+    out, _, second = reference
+    assert "11 up to date" in second.stdout and "0 stage(s) ran" in second.stdout
+    log = json.loads((out / RUN_LOG).read_text(encoding="utf-8"))
+    assert {s["status"] for s in log["stages"]} == {"skipped"}
+    assert second.stderr.count("up to date, skipped") == 11
+
+
+def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path):
+    import shutil
+
+    out = tmp_path / "rel"
+    shutil.copytree(reference[0], out)
+    _release([MINI, "--out", out, "-j", "1", "--from", "qc"], check=0)
+    log = json.loads((out / RUN_LOG).read_text(encoding="utf-8"))
+    status = {s["name"]: s["status"] for s in log["stages"]}
+    assert status["dataset"] == "skipped" and status["qc"] == "ran" and status["export"] == "ran"
+    assert _files(out) == _files(reference[0])  # same inputs, same bytes
+
+
+def test_from_an_unknown_stage_is_a_usage_error(reference, tmp_path):
+    res = CliRunner().invoke(cli, ["release", str(MINI), "--out", str(tmp_path / "o"), "--from", "nope"])
+    assert res.exit_code == 2 and "--from nope: no such stage; stages: agreement-eng_Latn" in res.stderr
+
+
+# -- resume after a crash --------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", [
+    "stage-started:split-eng_Latn",      # between two stages
+    "stage-recorded:extend-nqo_Nkoo",    # a stage's output written and recorded
+    "new-moved-in",                      # inside the first command, as its output is swapped in
+    "stage-started:qc",
+    "read-nqo_Nkoo",                     # a qc worker reading a variant
+    "stage-started:export",
+])
+def test_killed_anywhere_a_rerun_ends_with_the_same_bytes(reference, tmp_path, point):
+    out = tmp_path / "rel"
+    killed = _release([MINI, "--out", out, "-j", "1"], env={"BUILDER_FAULT_POINT": point})
+    assert killed.returncode == -signal.SIGKILL, (point, killed.returncode, killed.stderr[-2000:])
+    assert not (out / "report.html").exists()
+    _release([MINI, "--out", out, "-j", "1"], check=0)
+    assert _files(out) == _files(reference[0])
+
+
+@pytest.mark.parametrize("signame, code", [("INT", 130), ("TERM", 143)])
+def test_an_interrupted_stage_prints_one_line_and_keeps_earlier_outputs(reference, tmp_path, signame, code):
+    import shutil
+
+    out = tmp_path / "rel"
+    shutil.copytree(reference[0], out)
+    before = _files(out / "stages" / "dataset")
+    # the qc command is interrupted while a worker reads a variant; every earlier stage is up to date
+    res = _release([MINI, "--out", out, "-j", "1", "--from", "qc"],
+                   env={"BUILDER_FAULT_POINT": "read-eng_Latn", "BUILDER_FAULT_SIGNAL": signame})
+    assert res.returncode == code, res.stderr[-2000:]
+    errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "interrupted by" in errors[0]
+    assert "Traceback" not in res.stderr
+    assert _files(out / "stages" / "dataset") == before
+    assert not [p for p in out.rglob(".*") if p.name != ".builder.json"]
+
+
+# -- the gate ------------------------------------------------------------------------------------------------
+
+def test_a_failing_gate_stops_before_the_export(tmp_path):
+    out = tmp_path / "rel"
+    res = _release([FAILING, "--out", out, "-j", "1"])
+    assert res.returncode == 1
+    assert "the qc gate failed (1 check(s): hin_Deva:pivot_consistency)" in res.stdout
+    assert not (out / "export").exists()
+    summary = json.loads((out / "release.json").read_text(encoding="utf-8"))
+    assert summary["released"] is False and summary["gate"]["verdict"] == "fail"
+    assert summary["gate"]["failing"][0]["check"] == "pivot_consistency"
+    assert (out / "report.html").is_file()
+    allowed = _release([FAILING, "--out", out, "-j", "1", "--allow-failing-gate"], check=0)
+    assert "gate fail (failing gate allowed)" in allowed.stdout
+    card = (out / "export" / "README.md").read_text(encoding="utf-8")
+    assert "Gate: **FAILED**." in card and "--allow-failing-gate" in card
+    summary = json.loads((out / "release.json").read_text(encoding="utf-8"))
+    assert summary["released"] is True and summary["gate"]["allowed_failing"] is True
+
+
+def test_a_foreign_folder_is_not_used_as_a_release(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me", encoding="utf-8")
+    res = CliRunner().invoke(cli, ["release", str(MINI), "--out", str(out)])
+    assert res.exit_code == 2 and (out / "notes.txt").read_text(encoding="utf-8") == "keep me"

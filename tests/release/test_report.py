@@ -1,0 +1,345 @@
+"""The release report page (``builder.release.report``): structure, escaping, links, determinism, golden.
+
+The page is parsed back with the standard library's ``html.parser``, not with
+anything the renderer uses, and its cells are compared with the summary
+fixture ``tests/data/release/summary.json``. The browser side (sorting, no
+request leaving the file, the screenshot) is in ``test_report_browser.py``.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from builder.release.report import render_report
+
+SUMMARY = Path(__file__).parents[1] / "data" / "release" / "summary.json"
+GOLDEN = Path(__file__).parents[1] / "golden" / "release" / "report.html"
+
+
+class Page(HTMLParser):
+    """Every start tag with its attributes, and every table as rows of cell texts."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.tables: list[dict] = []  # {"caption": str, "head": [..], "rows": [[..], ..]}
+        self._cell: list[str] | None = None
+        self._caption: list[str] | None = None
+        self._row: list[str] | None = None
+        self._in_head = False
+        self.text: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "table":
+            self.tables.append({"caption": "", "head": [], "rows": [], "class": dict(attrs).get("class", "")})
+        elif tag == "caption":
+            self._caption = []
+        elif tag == "thead":
+            self._in_head = True
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag in ("br", "li") and self._cell is not None:
+            self._cell.append(" ")
+
+    def handle_endtag(self, tag):
+        if tag == "caption":
+            self.tables[-1]["caption"] = "".join(self._caption).strip()
+            self._caption = None
+        elif tag == "thead":
+            self._in_head = False
+        elif tag in ("td", "th") and self._cell is not None:
+            self._row.append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        elif tag == "tr":
+            (self.tables[-1]["head"] if self._in_head else self.tables[-1]["rows"]).append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        for sink in (self._cell, self._caption):
+            if sink is not None:
+                sink.append(data)
+
+    def table(self, caption: str) -> dict:
+        found = [t for t in self.tables if t["caption"] == caption]
+        assert len(found) == 1, f"expected one table {caption!r}, found {[t['caption'] for t in self.tables]}"
+        return found[0]
+
+
+def load_summary() -> dict:
+    return json.loads(SUMMARY.read_text(encoding="utf-8"))
+
+
+def release_folder(root: Path, summary: dict) -> Path:
+    """A release folder holding every file the summary links to (empty files)."""
+    paths = [k["path"] for k in summary["links"]] + [s["manifest"] for s in summary["stages"]]
+    for path in paths + [summary["gate"]["report"]]:
+        if path:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text("", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def summary() -> dict:
+    return load_summary()
+
+
+@pytest.fixture
+def page(summary, tmp_path) -> str:
+    return render_report(summary, base=release_folder(tmp_path, summary))
+
+
+def test_report_matches_the_golden_file(page, golden):
+    golden("release/report.html", page)
+
+
+def test_golden_report_cells_match_the_fixture_by_hand():
+    """The golden page parsed back, cell by cell, against the fixture's numbers and hand sums."""
+    summary = load_summary()
+    parsed = Page(GOLDEN.read_text(encoding="utf-8"))
+    variants = parsed.table("Variants")
+    assert variants["head"] == [["Variant", "Script", "Origin", "train rows", "dev rows", "test rows", "Gate",
+                                 "Licenses", "majority accuracy", "mlp accuracy", "char_tfidf accuracy"]]
+    assert [r[0] for r in variants["rows"]] == [v["variant"] for v in summary["variants"]]
+    for row, v in zip(variants["rows"], summary["variants"]):
+        assert row[1:3] == [v["script"], v["origin"]]
+        assert [int(c.replace(",", "")) for c in row[3:6]] == [v["rows"][s] for s in ("train", "dev", "test")]
+        assert row[6].split() == [v["gate"]["verdict"].upper()] + v["gate"]["failing"]
+        for cell, b in zip(row[8:], v["baselines"]):
+            acc, low, high = (round(100 * b[k], 1) for k in ("accuracy", "ci_low", "ci_high"))
+            assert cell == f"{acc:.1f}% [{low:.1f}, {high:.1f}] n = {b['n']}"
+    assert variants["rows"][6][7] == ("train: CC-BY-SA-4.0 commercial use: yes dev: LicenseRef-kas-research "
+                                      "commercial use: unknown test: LicenseRef-kas-research commercial use: unknown")
+    assert variants["rows"][0][7] == "all splits: CC-BY-SA-4.0 commercial use: yes"
+    # by hand: mlp 160/204 = 78.4%, Wilson 95% interval [72.3, 83.5] (statsmodels, method="wilson")
+    assert variants["rows"][0][9] == "78.4% [72.3, 83.5] n = 204"
+    text = " ".join(" ".join(parsed.text).split())
+    # drops by hand: 473 + 27 + 0 + 3 + 5 = 508; annotation eng_14 473 + 27 = 500
+    assert "508 records dropped" in text and "annotation eng_14: 500 dropped" in text
+    drops = parsed.table("Drop ledger")["rows"]
+    assert [[r[0], r[1], int(r[2])] for r in drops] == [[d["source"], d["reason"], d["count"]] for d in summary["drops"]]
+    # stages by hand: 1.23 + 0.41 + 12.8 + 3.07 + 9.6 + 4.35 + 27.9 = 59.36 s in the 7 that ran, 2 skipped
+    assert "9 stages: 7 ran (59.36 s), 2 skipped" in text
+    heat = [t for t in parsed.tables if t["class"] == "heat"][0]
+    assert heat["head"][0][1:] == summary["agreement"]["labels"]
+    assert [[int(c.replace(",", "")) for c in r[1:]] for r in heat["rows"]] == summary["agreement"]["matrix"]
+    assert "Fleiss' kappa 0.731 Krippendorff's alpha 0.731" in text
+    assert "Gate: FAIL 4 failing checks in 3 variants" in text and "Gate failing allowed" in text
+    failing = parsed.table("Failing checks")["rows"]
+    assert failing == [[f["variant"], f["check"], f["detail"]] for f in summary["gate"]["failing"]]
+
+
+def test_every_variant_row_is_present_and_sortable(page, summary):
+    parsed = Page(page)
+    rows = parsed.table("Variants")["rows"]
+    assert [r[0] for r in rows] == [v["variant"] for v in summary["variants"]]
+    heads = [a for tag, a in parsed.tags if tag == "th" and a.get("scope") == "col"]
+    buttons = [a for tag, a in parsed.tags if tag == "button"]
+    # every column heading of a data table is a button; the agreement matrix's label headings are not
+    assert len(buttons) == len(heads) - len(summary["agreement"]["labels"]) == 3 + 11 + 3 + 4
+    assert all(a.get("type") == "button" for a in buttons)
+    numeric = [a for tag, a in parsed.tags if tag == "th" and a.get("data-type") == "number"]
+    assert len(numeric) == 3 + 3 + 1 + 1  # rows per split, accuracy per baseline, dropped, seconds
+    cells = [a for tag, a in parsed.tags if tag == "td" and a.get("class") == "num"]
+    assert cells and all(re.fullmatch(r"-?[0-9.e+-]*", a.get("data-sort", "x")) for a in cells)
+
+
+MALICIOUS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "x' onmouseover='alert(1)",
+             "</title><style>body{display:none}</style>", "a & b < c"]
+
+
+def test_every_summary_string_is_escaped(summary, tmp_path):
+    bad = copy.deepcopy(summary)
+    bad["dataset"]["pretty_name"] = MALICIOUS[3]
+    bad["dataset"]["citation"] = MALICIOUS[0]
+    bad["variants"][0]["variant"] = MALICIOUS[0]
+    bad["variants"][1]["variant"] = MALICIOUS[1]
+    bad["variants"][2]["script"] = MALICIOUS[2]
+    bad["variants"][3]["baselines"][0]["baseline"] = MALICIOUS[1]
+    bad["drops"][0]["source"] = MALICIOUS[4]
+    bad["drops"][1]["reason"] = MALICIOUS[0]
+    bad["gate"]["failing"][0]["detail"] = MALICIOUS[1]
+    bad["agreement"]["labels"][0] = MALICIOUS[0]
+    bad["links"][0]["title"] = MALICIOUS[2]
+    bad["stages"][0]["name"] = MALICIOUS[3]
+    page = render_report(bad, base=release_folder(tmp_path, bad))
+    for text in MALICIOUS:
+        assert text not in page
+    parsed = Page(page)
+    assert [t for t, _ in parsed.tags].count("script") == 1 and "img" not in [t for t, _ in parsed.tags]
+    head = [t for t, _ in parsed.tags][:[t for t, _ in parsed.tags].index("body")]
+    assert [t for t, _ in parsed.tags].count("style") == 1 and head.count("title") == 1
+    assert not [(t, k) for t, a in parsed.tags for k in a if k.startswith("on")]
+    assert [r[0] for r in parsed.table("Variants")["rows"]][:2] == MALICIOUS[:2]  # shown as text, unchanged
+    assert f"Release report: {MALICIOUS[3]}" in "".join(parsed.text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=30)
+       .filter(lambda s: s.strip() == s and "  " not in s))
+def test_any_variant_name_comes_back_as_text(name):
+    summary = load_summary()
+    summary["variants"][0]["variant"] = name
+    summary["drops"][0]["source"] = name
+    parsed = Page(render_report(summary, base=Path("/nonexistent")))
+    assert parsed.table("Variants")["rows"][0][0] == " ".join(name.split())
+    assert parsed.table("Drop ledger")["rows"][0][0] == " ".join(name.split())
+    assert [t for t, _ in parsed.tags].count("script") == 1
+
+
+def test_links_are_relative_and_nothing_is_fetched(page, summary):
+    parsed = Page(page)
+    urls = [(t, k, v) for t, a in parsed.tags for k, v in a.items()
+            if k in ("href", "src", "xlink:href", "action", "srcset", "poster", "data")]
+    assert not [u for u in urls if re.match(r"\s*(https?:|//|file:)", u[2] or "", re.I)], urls
+    assert not re.search(r"url\(|@import", page)  # no CSS fetch either
+    hrefs = [v for t, k, v in urls if t == "a"]
+    assert {h for h in hrefs if h.startswith("#")} == {"#gate", "#variants", "#accuracy", "#drops", "#agreement",
+                                                     "#stages", "#files"}
+    files = [h for h in hrefs if not h.startswith("#")]
+    expected = {k["path"] for k in summary["links"]} | {s["manifest"] for s in summary["stages"]}
+    assert set(files) == expected | {summary["gate"]["report"]}
+    assert [v for t, k, v in urls if t == "link"] == ["data:,"]
+    policy = [a["content"] for t, a in parsed.tags if a.get("http-equiv") == "Content-Security-Policy"]
+    assert policy and policy[0].startswith("default-src 'none';")
+    assert "http://" not in page and "https://" not in page  # the fixture has none in its text either
+
+
+def test_a_link_outside_the_folder_or_missing_is_text(summary, tmp_path):
+    base = release_folder(tmp_path / "rel", summary)
+    (tmp_path / "secret.txt").write_text("", encoding="utf-8")
+    summary["links"] = [{"title": "abs inside", "path": str(base / "export" / "README.md")},
+                        {"title": "outside", "path": str(tmp_path / "secret.txt")},
+                        {"title": "up", "path": "../secret.txt"},
+                        {"title": "missing", "path": "stages/nothing here.json"},
+                        {"title": "space", "path": "a dir/b#c.md"}]
+    (base / "a dir").mkdir()
+    (base / "a dir" / "b#c.md").write_text("", encoding="utf-8")
+    parsed = Page(render_report(summary, base=base))
+    links = {a["href"] for t, a in parsed.tags if t == "a"}
+    assert "export/README.md" in links and "a%20dir/b%23c.md" in links
+    assert not [h for h in links if "secret" in h or "nothing" in h or h.startswith("/")]
+    text = " ".join(" ".join(parsed.text).split())
+    assert "missing stages/nothing here.json (not in the release folder)" in text
+    assert "up ../secret.txt (not in the release folder)" in text
+
+
+def test_same_summary_same_bytes(summary, tmp_path):
+    base = release_folder(tmp_path, summary)
+    first = render_report(summary, base=base)
+    shuffled = copy.deepcopy(summary)
+    for v in shuffled["variants"]:
+        v["rows"] = dict(reversed(list(v["rows"].items())))
+    shuffled["agreement"]["measures"] = dict(reversed(list(shuffled["agreement"]["measures"].items())))
+    assert render_report(shuffled, base=base) == first == render_report(load_summary(), base=base)
+    assert not re.search(r"20[0-9]{2}-[0-9]{2}-[0-9]{2}", first)  # no date; the citation's year is not a date
+
+
+def empty_summary(kind: str) -> dict:
+    return {"version": 1, "dataset": {"name": "x", "pretty_name": "X", "citation": "", "pivot": "eng_Latn",
+                                      "kind": kind},
+            "tool": {"name": "mc-dataset-builder", "version": "0.1.0"}, "stages": [],
+            "gate": {"verdict": "pass", "allowed_failing": False, "failing": [], "report": None},
+            "variants": [], "drops": [], "agreement": None, "links": []}
+
+
+@pytest.mark.parametrize("kind", ["topic", "mc"])
+def test_empty_lists_and_no_agreement(kind, tmp_path):
+    page = render_report(empty_summary(kind), base=tmp_path)
+    parsed = Page(page)
+    assert not parsed.tables
+    text = " ".join(" ".join(parsed.text).split())
+    for line in ("This release has no variants.", "No baseline was scored.", "No record was dropped.",
+                 "No annotation agreement was measured in this release.", "No stage was recorded.",
+                 "No file is linked.", "No check failed.", "Gate: PASS every check passed"):
+        assert line in text
+    assert "Gate failing allowed" not in text and "<svg" not in page
+
+
+def test_mc_accuracy_chart_marks_chance_and_topic_does_not(summary, tmp_path):
+    topic = render_report(summary, base=tmp_path)
+    summary["dataset"]["kind"] = "mc"
+    mc = render_report(summary, base=tmp_path)
+    assert 'class="chance"' in mc and "chance 25%" in mc and 'class="chance"' not in topic
+    assert "multiple-choice reading comprehension" in mc and "topic classification" in topic
+
+
+def test_allowed_failing_banner_and_nulls(tmp_path):
+    s = empty_summary("mc")
+    s["gate"]["allowed_failing"] = True
+    s["variants"] = [{"variant": "eng_Latn", "language": "eng", "script": "Latn", "origin": "dataset folder",
+                      "rows": {"train": 10, "test": 5}, "gate": {"verdict": "pass", "failing": []},
+                      "licenses": [{"split": "train", "license": "MIT", "commercial": False},
+                                   {"split": "test", "license": "MIT", "commercial": None}],
+                      "baselines": [{"baseline": "chance", "accuracy": None, "ci_low": None, "ci_high": None,
+                                     "n": 5}]}]
+    s["stages"] = [{"name": "qc", "status": "skipped", "seconds": None, "manifest": None}]
+    parsed = Page(render_report(s, base=tmp_path))
+    text = " ".join(" ".join(parsed.text).split())
+    assert "Gate failing allowed (--allow-failing-gate), but the gate passed." in text
+    row = parsed.table("Variants")["rows"][0]
+    assert row == ["eng_Latn", "Latn", "dataset folder", "10", "5", "PASS",
+                   "train: MIT commercial use: no test: MIT commercial use: unknown", "\u2013"]
+    assert parsed.table("Stages")["rows"] == [["qc", "skipped", "\u2013", "\u2013"]]
+
+
+def test_a_summary_of_another_version_is_refused(summary, tmp_path):
+    summary["version"] = 2
+    with pytest.raises(ValueError, match="release summary version must be 1, found 2"):
+        render_report(summary, base=tmp_path)
+    summary["version"], summary["dataset"]["kind"] = 1, "nli"
+    with pytest.raises(ValueError, match="dataset kind must be one of topic, mc, found 'nli'"):
+        render_report(summary, base=tmp_path)
+
+
+def _bars(page: str, chart_label: str) -> list[float]:
+    svg = [s for s in page.split("<svg")[1:] if chart_label in s.split(">", 1)[0]]
+    assert len(svg) == 1, chart_label
+    return [float(w) for w in re.findall(r'<rect class="bar" x="[0-9.]+" y="[0-9.]+" width="([0-9.]+)"', svg[0])]
+
+
+def test_bar_lengths_follow_the_numbers(page, summary):
+    # drops: largest first within a source, sources by total; 400 px is the largest count (473)
+    counts = [473, 27, 5, 3, 0]  # annotation eng_14 (500), kas_Arab (5), flores-raw nqo_Nkoo (3)
+    assert _bars(page, "Dropped records") == pytest.approx([400 * c / 473 for c in counts], abs=0.05)
+    # accuracy: 360 px is 100%; mlp by script mean (Latn 71.8, Deva 68.4, Beng 66.7, Arab 57.8, Nkoo 43.1)
+    mlp = {v["variant"]: v["baselines"][1]["accuracy"] for v in summary["variants"]}
+    order = ["eng_Latn", "hin_Latn", "hin_Deva", "npi_Deva", "ben_Beng", "kas_Arab", "nqo_Nkoo"]
+    assert _bars(page, "Accuracy of mlp") == pytest.approx([360 * mlp[v] for v in order], abs=0.05)
+
+
+def test_gate_not_run_stages_without_timings_and_no_matrix(tmp_path):
+    """What a release stopped early writes: no verdict, stages recorded as done without seconds, no matrix."""
+    s = empty_summary("topic")
+    s["released"] = False
+    s["gate"] = {"verdict": "not run", "allowed_failing": True, "failing": [], "report": None}
+    s["stages"] = [{"name": "curate", "status": "done", "seconds": None, "manifest": "stages/curate/stage.json"},
+                   {"name": "split", "status": "done", "seconds": None, "manifest": "stages/split/stage.json"}]
+    s["agreement"] = {"labels": ["a", "b"], "annotators": None, "items": 12, "measures": {"fleiss_kappa": None,
+                      "gwet_ac1": 0.5}, "matrix": None}
+    parsed = Page(render_report(s, base=tmp_path))
+    text = " ".join(" ".join(parsed.text).split())
+    assert "Gate: NOT RUN no failing check recorded" in text
+    assert "Not released: the gate stopped the release before the export" in text
+    assert "the gate did not give a verdict" in text
+    assert "2 stages: 2 done." in text
+    assert parsed.table("Stages")["rows"] == [["curate", "done", "\u2013", "stages/curate/stage.json (not in the "
+                                               "release folder)"], ["split", "done", "\u2013", "stages/split/stage."
+                                               "json (not in the release folder)"]]
+    assert "Annotators \u2013 Items 12 Fleiss' kappa \u2013 gwet ac1 0.500" in text
+    assert "No label co-assignment matrix was recorded." in text
+    assert [a.get("class") for t, a in parsed.tags if t == "div" and "verdict" in a.get("class", "")] == [
+        "verdict other"]
