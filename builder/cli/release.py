@@ -39,7 +39,8 @@ def release(app: AppContext, recipe: Path, out: Path, from_stage: str | None, al
         result = run_release(plan, from_stage=from_stage, allow_failing_gate=allow_failing_gate, say=app.info)
     except StageStopped as stop:
         if stop.code not in (130, 143):  # an interruption printed its one line already
-            app.info(f"release: stopped at stage {stop.stage}; earlier stages are kept, run again to resume")
+            app.info(f"release: stopped at stage {stop.stage} (its paths are relative to {out}); earlier stages "
+                     "are kept, run again to resume")
         click.get_current_context().exit(stop.code)
     ran = sum(1 for _, status, _ in result.stages if status == "ran")
     skipped = len(result.stages) - ran
