@@ -62,7 +62,7 @@ def test_cli_writes_every_output_with_n_and_ci(small_sib, tmp_path):
     assert list(rows[0])[:10] == ["variant", "script", "baseline", "split", "train_variant", "n", "correct",
                                   "accuracy", "ci_low", "ci_high"]
     assert [(r["variant"], r["baseline"]) for r in rows] == [
-        (v, b) for v in ("eng_Latn", "hin_Deva", "zho_Hans") for b in ("majority", "mlp", "char_tfidf")]
+        (v, b) for v in ("eng_Latn", "hin_Deva", "zho_Hans") for b in ("majority", "mlp", "char_tfidf", "char_linear")]
     for r in rows:
         n, k = int(r["n"]), int(r["correct"])
         assert n == SIZES["test"] and float(r["accuracy"]) == pytest.approx(k / n, abs=1e-6)
@@ -74,9 +74,9 @@ def test_cli_writes_every_output_with_n_and_ci(small_sib, tmp_path):
     assert tfidf["C"] in tfidf["C_grid"] and tfidf["dev_accuracy"] is not None
     report = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert report["settings"]["seed"] == 0 and report["settings"]["ci_method"] == "wilson"
-    assert set(report["means"]) == {"majority", "mlp", "char_tfidf"}
+    assert set(report["means"]) == {"majority", "mlp", "char_tfidf", "char_linear"}
     md = (out / "results.md").read_text(encoding="utf-8")
-    assert "| variant | script | n | majority | mlp | char_tfidf |" in md and "**mean of 3**" in md
+    assert "| variant | script | n | majority | mlp | char_tfidf | char_linear |" in md and "**mean of 3**" in md
     assert (out / "accuracy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| eng_Latn | Latn | 68 |" in result.output
 
