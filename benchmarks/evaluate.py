@@ -4,9 +4,12 @@
     python benchmarks/evaluate.py --part fast --repeat 3
     python benchmarks/evaluate.py --part mlp-sample --sample 12
     python benchmarks/evaluate.py --part mlp-full     # the MLP on all 205 variants (long)
+    python benchmarks/evaluate.py --part fast --backend ray --variants 1500 --repeat 1   # issue 16: local Ray
+    python benchmarks/evaluate.py --part fast --backend ray --address auto             # an existing cluster
 
-Variant k (0..204) copies shipped variant k mod 24 under a new FLORES-style code
-(``qaa_Latn``, ``qab_Deva``, ...; the script is kept) with its training rows
+Variant k (0..204, or 0..N-1 with ``--variants N``) copies shipped variant
+k mod 24 under a new FLORES-style code (``qaa_Latn``, ``qab_Deva``, ...,
+``raa_...`` from the 677th; the script is kept) with its training rows
 shuffled by seed k, so the cost mirrors SIB-200's mix of scripts. Data goes to
 a temporary folder and is removed afterwards.
 
@@ -39,7 +42,7 @@ N_VARIANTS = 205
 
 
 def variant_code(k: int, script: str) -> str:
-    return f"q{chr(97 + k // 26)}{chr(97 + k % 26)}_{script}"
+    return f"{chr(113 + k // 676)}{chr(97 + k // 26 % 26)}{chr(97 + k % 26)}_{script}"
 
 
 def generate(dest: Path, n: int = N_VARIANTS) -> list[tuple[str, str]]:
@@ -58,13 +61,16 @@ def generate(dest: Path, n: int = N_VARIANTS) -> list[tuple[str, str]]:
     return made
 
 
+BACKEND: list[str] = []  # --backend/--address options of every run (set by main)
+
+
 def run_cli(args: list[str]) -> tuple[float, float]:
     """Wall seconds and child CPU seconds (user + sys) of one `builder evaluate baselines` run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     exe = Path(sys.executable).with_name("builder")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "builder"]
-    proc = subprocess.run([*cmd, "-q", "evaluate", "baselines", *args], capture_output=True, text=True)
+    proc = subprocess.run([*cmd, "-q", "evaluate", "baselines", *args, *BACKEND], capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -73,7 +79,7 @@ def run_cli(args: list[str]) -> tuple[float, float]:
     return wall, cpu
 
 
-def part_fast(data: Path, out: Path, repeat: int, jobs: int) -> None:
+def part_fast(data: Path, out: Path, repeat: int, jobs: int, n: int = N_VARIANTS) -> None:
     walls, cpus = [], []
     for i in range(repeat):
         wall, cpu = run_cli([str(data), "--baseline", "majority,char_tfidf", "--jobs", str(jobs),
@@ -81,9 +87,11 @@ def part_fast(data: Path, out: Path, repeat: int, jobs: int) -> None:
         walls.append(wall)
         cpus.append(cpu)
         print(f"  run {i + 1}: wall {wall:.1f} s, CPU {cpu:.1f} s", flush=True)
-    print(f"majority + char_tfidf, {N_VARIANTS} variants, --jobs {jobs}: median wall {statistics.median(walls):.1f} s, "
-          f"median CPU {statistics.median(cpus):.1f} s (CPU/2 = {statistics.median(cpus) / 2:.1f} s on 2 idle "
-          f"cores), {1000 * statistics.median(cpus) / N_VARIANTS:.0f} ms CPU per variant")
+    wall = statistics.median(walls)
+    print(f"majority + char_tfidf, {n} variants, --jobs {jobs} {' '.join(BACKEND)}: median wall {wall:.1f} s "
+          f"({1000 * wall / n:.0f} ms per variant), median CPU {statistics.median(cpus):.1f} s (CPU/2 = "
+          f"{statistics.median(cpus) / 2:.1f} s on 2 idle cores; Ray's workers may not be counted), "
+          f"{1000 * statistics.median(cpus) / n:.0f} ms CPU per variant")
 
 
 def part_mlp_sample(data: Path, made: list[tuple[str, str]], sample: int) -> None:
@@ -118,9 +126,10 @@ def part_mlp_sample(data: Path, made: list[tuple[str, str]], sample: int) -> Non
     print(f"MLP extrapolated to {N_VARIANTS} variants: {total:.0f} CPU s = {total / 2 / 60:.1f} min on 2 workers")
 
 
-def part_mlp_full(data: Path, out: Path, jobs: int) -> None:
+def part_mlp_full(data: Path, out: Path, jobs: int, n: int = N_VARIANTS) -> None:
     wall, cpu = run_cli([str(data), "--baseline", "mlp", "--jobs", str(jobs), "--out", str(out / "mlp")])
-    print(f"MLP, {N_VARIANTS} variants, --jobs {jobs}: wall {wall / 60:.1f} min, CPU {cpu / 60:.1f} min")
+    print(f"MLP, {n} variants, --jobs {jobs} {' '.join(BACKEND)}: wall {wall / 60:.1f} min "
+          f"({wall / n:.1f} s per variant), CPU {cpu / 60:.1f} min")
 
 
 def main() -> None:
@@ -129,19 +138,23 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sample", type=int, default=12, help="variants timed for the MLP extrapolation")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--variants", type=int, default=N_VARIANTS, help="generated variants")
+    ap.add_argument("--backend", choices=["local", "ray"], default="local")
+    ap.add_argument("--address", default=None, help="with --backend ray: an existing cluster")
     args = ap.parse_args()
+    BACKEND[:] = ["--backend", args.backend] + (["--address", args.address] if args.address else [])
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     tmp = Path(tempfile.mkdtemp(prefix="bench-evaluate-"))
     try:
         t0 = time.perf_counter()
-        made = generate(tmp / "data")
+        made = generate(tmp / "data", args.variants)
         print(f"generated {len(made)} variants in {time.perf_counter() - t0:.1f} s ({os.cpu_count()} CPUs visible)")
         if args.part in ("all", "fast"):
-            part_fast(tmp / "data", tmp / "out", args.repeat, args.jobs)
+            part_fast(tmp / "data", tmp / "out", args.repeat, args.jobs, args.variants)
         if args.part in ("all", "mlp-sample"):
             part_mlp_sample(tmp / "data", made, args.sample)
         if args.part == "mlp-full":
-            part_mlp_full(tmp / "data", tmp / "out", args.jobs)
+            part_mlp_full(tmp / "data", tmp / "out", args.jobs, args.variants)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

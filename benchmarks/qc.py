@@ -8,9 +8,14 @@ positions. The 121 non-pivot variants carry the same item ids and answer key
 as eng_Latn and a per-variant letter substitution of every word (so each
 variant's text is different and must be tokenised anew, as real translations
 would be). Then runs `builder qc DIR -j 2` as a subprocess several times and
-prints the median wall time and the peak resident memory of the run.
+prints the median wall time (and per variant) and the peak resident memory of the run.
 
     python benchmarks/qc.py [--runs 3] [--jobs 2] [--variants 122] [--questions 900]
+    python benchmarks/qc.py --backend ray --variants 1500 --runs 1   # issue 16: a local Ray cluster of --jobs CPUs
+    python benchmarks/qc.py --backend ray --address auto              # an existing cluster (`ray start --head`)
+
+Past 30 variants the codes are generated: ``qaa_Latn`` ... ``qtz_Latn`` (ISO
+639-3's local-use range), then ``raa_Latn`` ... for the 521st and later.
 """
 from __future__ import annotations
 
@@ -40,8 +45,8 @@ def variant_codes(n: int) -> list[str]:
     codes = REAL[:n]
     letters = string.ascii_lowercase
     i = 0
-    while len(codes) < n:  # ISO 639 qaa-qtz is reserved for local use
-        codes.append(f"q{letters[i // 26 % 20]}{letters[i % 26]}_Latn")
+    while len(codes) < n:  # ISO 639 qaa-qtz is reserved for local use; past its 520 codes, raa, rab, ...
+        codes.append(f"{letters[16 + i // 520]}{letters[i // 26 % 20]}{letters[i % 26]}_Latn")
         i += 1
     return codes
 
@@ -108,7 +113,10 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--variants", type=int, default=122)
     ap.add_argument("--questions", type=int, default=900)
+    ap.add_argument("--backend", choices=["local", "ray"], default="local")
+    ap.add_argument("--address", default=None, help="with --backend ray: an existing cluster")
     args = ap.parse_args()
+    backend = ["--backend", args.backend] + (["--address", args.address] if args.address else [])
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "belebele-like"
         t0 = time.perf_counter()
@@ -120,7 +128,7 @@ def main() -> None:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run([sys.executable, "-m", "builder", "-q", "qc", str(data), "--out",
-                                   str(Path(tmp) / f"report{run}"), "-j", str(args.jobs)],
+                                   str(Path(tmp) / f"report{run}"), "-j", str(args.jobs), *backend],
                                   capture_output=True, text=True)
             times.append(time.perf_counter() - t0)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -134,9 +142,11 @@ def main() -> None:
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         with open("/proc/loadavg") if Path("/proc/loadavg").exists() else open(__file__) as fh:
             load = fh.read().split()[0] if Path("/proc/loadavg").exists() else "?"
-        print(f"median wall {statistics.median(times):.1f} s, median CPU {statistics.median(cpus):.1f} s "
-              f"over {args.runs} runs, jobs={args.jobs}, exit codes {sorted(codes)}, peak RSS of one process "
-              f"{peak:.0f} MiB, load average at the end {load}")
+        print(f"median wall {statistics.median(times):.1f} s ({1000 * statistics.median(times) / args.variants:.0f} "
+              f"ms per variant), median CPU {statistics.median(cpus):.1f} s over {args.runs} runs, "
+              f"{args.variants} variants, backend {args.backend}, jobs={args.jobs}, exit codes {sorted(codes)}, "
+              f"peak RSS of one process {peak:.0f} MiB (Ray's workers may not be counted), "
+              f"load average at the end {load}")
 
 
 if __name__ == "__main__":

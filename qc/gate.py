@@ -16,8 +16,6 @@ effects with the pivot's.
 """
 from __future__ import annotations
 
-import multiprocessing
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -26,6 +24,8 @@ import numpy as np
 
 from schemas.codes import flores_code
 from schemas.dataset import LazyTables, LoadedDataset
+from schemas.fanout import default_jobs  # noqa: F401  (re-exported: the CLI's default --jobs)
+from schemas.fanout import fan_out
 
 from .config import load_config  # noqa: F401  (re-exported for the doctest and callers)
 from .contamination import passage_ngrams, text_column
@@ -95,28 +95,19 @@ def run_variant(data: VariantData, config: dict) -> list[CheckResult]:
     return out
 
 
-def _one_blas_thread():
-    """Parallelism is across variants: BLAS threads would oversubscribe the cores (set once per worker)."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(1)
-
-
-def _work(arg):
-    """Run the checks of one variant: ``arg`` is a task, or its index in :data:`_FORKED` (forked workers)."""
-    shared, (variant, against, licenses) = (_FORKED[0], _FORKED[1][arg]) if isinstance(arg, int) else arg
+def _work(shared, task) -> list[CheckResult]:
+    """Run the checks of one variant (in a worker); a task sent to Ray carries the variant's tables."""
     ds, config, pivot = shared
-    # read here, in the worker, when the dataset was loaded lazily (and not kept: the worker moves on)
-    splits = ds.tables.read(variant) if isinstance(ds.tables, LazyTables) else ds.tables[variant]
-    data = VariantData(variant=variant, kind=ds.kind, tables={s: splits[s] for s in ds.splits(variant)},
+    variant, against, licenses, *sent = task
+    if sent:  # read by the driver (Ray: the workers need not see the dataset's files)
+        tables = sent[0]
+    else:  # read here, in the worker, when the dataset was loaded lazily (and not kept: the worker moves on)
+        splits = ds.tables.read(variant) if isinstance(ds.tables, LazyTables) else ds.tables[variant]
+        tables = {s: splits[s] for s in ds.splits(variant)}
+    data = VariantData(variant=variant, kind=ds.kind, tables=tables,
                        pivot_name=config["pivot"], pivot=pivot, pivot_missing=pivot is None, against=against,
                        licenses=licenses, seed=config["seed"], confidence=config["decision"]["confidence"])
     return run_variant(data, config)
-
-
-#: ``(shared, tasks)`` of the running gate, for forked workers: they inherit it, so
-#: nothing but a task's index goes through the pipe.
-_FORKED: list = []
 
 
 def _against_hashes(against: LoadedDataset, n: int) -> dict[str, np.ndarray]:
@@ -142,11 +133,15 @@ def _prewarm(variants) -> None:
 
 
 def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None = None,
-             jobs: int = 1, progress: Callable[[str, int, int], None] | None = None) -> QCReport:
+             jobs: int = 1, progress: Callable[[str, int, int], None] | None = None, backend: str = "local",
+             address: str | None = None) -> QCReport:
     """Run the gate on a loaded dataset; ``jobs`` worker processes share the variants.
 
-    ``progress(variant, done, total)`` is called in this process as each
-    variant's checks finish (in the order they finish when ``jobs > 1``).
+    The variants fan out with :func:`schemas.fanout.fan_out` (``backend``
+    "local" or "ray", ``address`` of a Ray cluster); the report is the same
+    whatever the backend and the number of workers. ``progress(variant,
+    done, total)`` is called in this process as each variant's checks finish
+    (in the order they finish when ``jobs > 1``).
     """
     pivot_name = config["pivot"]
     pivot_tables = ds.tables.get(pivot_name)
@@ -156,7 +151,6 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     hashes = None
     if against is not None and config["checks"]["contamination"]["enabled"]:
         hashes = _against_hashes(against, config["checks"]["contamination"]["ngram"])
-    shared = (ds, config, pivot_tables)
     tasks = []
     for variant in ds.variants:
         against_v = None
@@ -164,35 +158,18 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
             against_v = {variant: hashes[variant]} if variant in hashes else (hashes if len(hashes) == 1 else {})
         tasks.append((variant, against_v, _declared_licenses(ds, variant)))
     jobs = max(1, min(jobs, len(tasks)))
-    if jobs > 1:
-        _prewarm(ds.variants)
-    total = len(tasks)
-    per_variant: list = [None] * total
-    if jobs == 1:
-        with _one_blas_thread():
-            for i, t in enumerate(tasks):
-                per_variant[i] = _work((shared, t))
-                if progress is not None:
-                    progress(t[0], i + 1, total)
-    else:
-        fork = "fork" in multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if fork else None)
-        _FORKED[:] = [shared, tasks] if fork else []
-        try:
-            # one variant per task: no worker sits idle at the end
-            with ctx.Pool(jobs, initializer=_one_blas_thread) as pool:
-                args = range(total) if fork else [(i, (shared, t)) for i, t in enumerate(tasks)]
-                for done, (i, rs) in enumerate(pool.imap_unordered(_indexed if fork else _indexed_task, args,
-                                                                   chunksize=1), 1):
-                    per_variant[i] = rs
-                    if progress is not None:
-                        progress(tasks[i][0], done, total)
-                # let the workers finish: Pool.terminate (the with block's exit) can race the pool's own
-                # thread, which then forks a replacement worker that is never ended
-                pool.close()
-                pool.join()
-        finally:
-            _FORKED.clear()
+    if backend == "local":
+        shared, prepare = (ds, config, pivot_tables), None
+        if jobs > 1:
+            _prewarm(ds.variants)
+    else:  # only what a worker needs travels: the kind, not the dataset; each variant's tables with its task
+        shared = (LoadedDataset(root=ds.root, kind=ds.kind, tables={}), config, pivot_tables)
+
+        def prepare(task):
+            splits = ds.tables.read(task[0]) if isinstance(ds.tables, LazyTables) else ds.tables[task[0]]
+            return (*task, {s: splits[s] for s in ds.splits(task[0])})
+    per_variant = fan_out(_work, tasks, shared=shared, jobs=jobs, backend=backend, address=address,
+                          progress=progress, labels=[t[0] for t in tasks], prepare=prepare)
     results = [r for rs in per_variant for r in rs]
     pivot = config["pivot"]
     decision = decide(results, config["decision"], pivot=pivot)
@@ -200,22 +177,3 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     return QCReport(results=results, variants=ds.variants, kind=ds.kind, config=config,
                     input_name=Path(ds.root).name, against_name=None if against is None else Path(against.root).name,
                     decision=decision, pivot_comparison=comparison)
-
-
-def _indexed(i: int):
-    """A forked worker's task: the variant's index in, the index and its results out."""
-    return i, _work(i)
-
-
-def _indexed_task(arg):
-    """A spawned worker's task (pickled): the index and the task in, the index and its results out."""
-    i, task = arg
-    return i, _work(task)
-
-
-def default_jobs() -> int:
-    """Worker processes: the CPUs this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1

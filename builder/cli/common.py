@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,15 +73,93 @@ def variant_option(f):
 def _jobs(ctx, param, value):
     if value is not None:
         return value
-    from qc.gate import default_jobs  # the one definition of "the usable CPUs"
+    from schemas.fanout import default_jobs  # the one definition of "the usable CPUs"
 
     return default_jobs()
 
 
 def jobs_option(f):
-    """``--jobs/-j N``: worker processes; default the CPUs this process may use (:func:`qc.gate.default_jobs`)."""
+    """``--jobs/-j N``: worker processes; default the CPUs this process may use (:func:`schemas.fanout.default_jobs`)."""
     return click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, callback=_jobs,
                         help="Worker processes; the result does not depend on it [default: the usable CPUs].")(f)
+
+
+def backend_option(f):
+    """``--backend local|ray`` and ``--address ADDRESS``: where the per-variant tasks run (:mod:`schemas.fanout`).
+
+    The command receives ``backend`` and ``address``. Checked before the
+    command runs, each in one line (exit 2): ``--address`` without
+    ``--backend ray``, and ``--backend ray`` where Ray is not installed
+    (the message names the extra that installs it).
+    """
+    @functools.wraps(f)
+    def checked(*args, backend, address, **kwargs):
+        from schemas.errors import UsageError
+        from schemas.fanout import require_ray
+
+        if address is not None and backend != "ray":
+            raise UsageError(f"--address {address} names a Ray cluster; add --backend ray")
+        if backend == "ray":
+            require_ray()
+        return f(*args, backend=backend, address=address, **kwargs)
+
+    checked = click.option(
+        "--address", metavar="ADDRESS", default=None,
+        help="With --backend ray: the cluster to use (auto, HOST:6379 or ray://HOST:10001) "
+             "[default: a local cluster of --jobs CPUs, started for the run].")(checked)
+    return click.option(
+        "--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+        help="Where the per-variant tasks run: processes on this machine, or a Ray cluster "
+             "(pip install 'mc-dataset-builder[ray]'); the result does not depend on it.")(checked)
+
+
+def _is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def stage_progress(app, stage: str, total: int, noun: str = "tasks done", *, steps: int = 10,
+                   interval: float = 10.0, clock=time.monotonic):
+    """A ``progress(label, done, total)`` callback for a long stage, or None with ``-q`` (or nothing to do).
+
+    On a terminal: a rich progress bar on stderr, removed when the block ends.
+    Otherwise (CI logs, pipes): plain lines ``STAGE: DONE/TOTAL NOUN (LABEL)``
+    on stderr, one each time another 1/``steps`` of the work is done (10%)
+    or ``interval`` seconds have passed since the last line, whichever comes
+    first, and always the last one. ``clock`` is the time source.
+
+    >>> import contextlib, sys
+    >>> with contextlib.redirect_stderr(sys.stdout), stage_progress(AppContext(), "qc", 25, "variants checked",
+    ...                                                             clock=lambda: 0) as report:
+    ...     for done in range(1, 26):
+    ...         report(f"v{done}", done, 25)  # doctest: +ELLIPSIS
+    qc: 3/25 variants checked (v3)
+    qc: 5/25 variants checked (v5)
+    qc: 8/25 variants checked (v8)
+    ...
+    qc: 25/25 variants checked (v25)
+    """
+    if app.quiet or not total:
+        yield None
+        return
+    if not _is_terminal():
+        last = {"done": 0, "at": clock()}
+
+        def line(label, done, n):
+            now = clock()
+            if done >= n or done * steps // n > last["done"] * steps // n or now - last["at"] >= interval:
+                click.echo(f"{stage}: {done}/{n} {noun} ({label})", err=True)
+                last.update(done=done, at=now)
+
+        yield line
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn(stage), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("", total=total)
+        yield lambda label, done, n: bar.update(task, completed=done, description=label)
 
 
 def progress(iterable, *, total=None, description="", quiet=False):

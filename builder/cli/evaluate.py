@@ -3,7 +3,7 @@
 A group of three subcommands, each with its own options (see docs/evaluate.md):
 
 * ``builder evaluate baselines DATASET --out DIR`` trains and scores the
-  baselines of the dataset's kind (topic: majority, mlp, char_tfidf; mc:
+  baselines of the dataset's kind (topic: majority, mlp, char_tfidf, char_linear; mc:
   chance, sliding_window, bow_lr) on every variant -> results.csv/.json/.md,
   accuracy.png.
 * ``builder evaluate predictions FILE... --task topic|mc --out DIR`` parses
@@ -19,7 +19,8 @@ import click
 
 from schemas.errors import UsageError
 
-from .common import OutputFolder, check_output, jobs_option, names_option, output_folder, pass_app, variant_option
+from .common import (OutputFolder, backend_option, check_output, jobs_option, names_option, output_folder, pass_app,
+                     stage_progress, variant_option)
 
 
 def _read_labels(path: Path) -> list[str]:
@@ -32,7 +33,7 @@ def _read_labels(path: Path) -> list[str]:
 
 
 def _run_baselines(app, dataset_path, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from,
-                   mlp_max_iter, ci):
+                   mlp_max_iter, ci, backend="local", address=None):
     from schemas.dataset import load_dataset_dir
     from builder.evaluation import report, runner
 
@@ -41,10 +42,13 @@ def _run_baselines(app, dataset_path, out, baselines, variants, ngram_unit, jobs
     chosen = baselines or runner.default_baselines(ds.kind)
     cfg = runner.RunConfig(baselines=chosen, split=split, seed=seed, ngram_unit=ngram_unit,
                            mlp_max_iter=mlp_max_iter, transfer_from=transfer_from, ci_method=ci,
-                           jobs=jobs)
-    app.info(f"evaluating {len(chosen)} baseline(s) on {len(ds.variants)} {ds.kind} variant(s) "
-             f"with {min(cfg.jobs, len(chosen) * len(ds.variants))} worker(s)")
-    rows = runner.run(ds, cfg)
+                           jobs=jobs, backend=backend, address=address)
+    n_tasks = len(chosen) * len(ds.variants)
+    where = (f"on Ray ({address})" if address else "on Ray") if backend == "ray" else \
+        f"with {min(cfg.jobs, n_tasks)} worker(s)"
+    app.info(f"evaluating {len(chosen)} baseline(s) on {len(ds.variants)} {ds.kind} variant(s) {where}")
+    with stage_progress(app, "evaluate", n_tasks, "baseline runs done") as progress:
+        rows = runner.run(ds, cfg, progress=progress)
     settings = cfg.to_dict()
     if ds.kind == "mc":
         settings.pop("ngram_unit"), settings.pop("mlp_max_iter")
@@ -156,11 +160,12 @@ def evaluate():
 @click.argument("dataset", type=click.Path(path_type=Path))
 @_out_option
 @names_option("--baseline", "baselines", help="Baseline to run [default: every one of the dataset's kind; "
-              "topic: majority,mlp,char_tfidf; mc: chance,sliding_window,bow_lr].")
+              "topic: majority,mlp,char_tfidf,char_linear; mc: chance,sliding_window,bow_lr].")
 @variant_option
 @click.option("--ngram-unit", type=click.Choice(["char", "word"]), default="char", show_default=True,
               help="n-gram unit of the MLP's 1-3-gram counts (char reproduces SIB-200 Table 8).")
 @jobs_option
+@backend_option
 @_seed_option("Seed of every model and tie-break.")
 @_split_option("Split to score.")
 @click.option("--transfer-from", metavar="VARIANT", help="Topic: train on this variant, test on every variant.")
@@ -168,15 +173,15 @@ def evaluate():
               help="MLP iterations (300 = the paper; lower only for quick checks).")
 @_ci_option
 @pass_app
-def baselines_cmd(app, dataset, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from,
-                  mlp_max_iter, ci):
+def baselines_cmd(app, dataset, out, baselines, variants, ngram_unit, jobs, backend, address, seed, split,
+                  transfer_from, mlp_max_iter, ci):
     """Train and score the baselines of DATASET's kind on every variant.
 
     DATASET is an assembled folder, a folder of variant folders or an export.
     Writes OUT/results.csv, results.json, results.md and accuracy.png.
     """
     _run_baselines(app, dataset, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from,
-                   mlp_max_iter, ci)
+                   mlp_max_iter, ci, backend, address)
 
 
 @evaluate.command("predictions", short_help="Parse and score LLM answers.")
@@ -195,6 +200,10 @@ def baselines_cmd(app, dataset, out, baselines, variants, ngram_unit, jobs, seed
 @pass_app
 def predictions_cmd(app, files, task, out, gold, split, labels_path, model, answer_column, lenient, ci):
     """Parse and score LLM answers in FILES (JSONL, JSON, CSV or TSV).
+
+    lm-evaluation-harness samples_*.jsonl files (--log_samples) are read as
+    they are: one system per model and task (MODEL@TASK), the answer lm-eval's
+    highest-likelihood choice or the generated text (docs/export.md).
 
     Writes OUT/results.csv, results.json, results.md and items.jsonl (every
     answer with its parse).

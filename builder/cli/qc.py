@@ -8,21 +8,21 @@ the code (:class:`schemas.errors.GateStatus`).
 For CI: ``--junit FILE`` writes a JUnit XML file (one test case per variant x
 check), ``--annotations github`` prints ``::error``/``::warning`` workflow
 commands, and when ``GITHUB_STEP_SUMMARY`` names a file the Markdown verdict
-is appended to it. Progress: a bar on a terminal, one plain line per variant
-otherwise (CI logs), nothing with ``-q``.
+is appended to it. Progress: a bar on a terminal, plain lines every 10% of
+the variants or 10 s otherwise (CI logs), nothing with ``-q``
+(:func:`builder.cli.common.stage_progress`). ``--backend ray`` runs the
+variants on a Ray cluster (docs/scale.md); the report is the same bytes.
 """
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 from pathlib import Path
 
 import click
 
 from schemas.errors import GateInputError, OutputError, QCGateFailed, ToolkitError
 
-from .common import OutputFolder, jobs_option, pass_app, variant_option
+from .common import OutputFolder, backend_option, jobs_option, pass_app, stage_progress, variant_option
 
 
 def _unreadable(call, path, what: str, also=(OSError, ValueError)):
@@ -58,8 +58,9 @@ def _load(path, what: str, variants=None, lazy: bool = False):
               help="Print the failing checks as GitHub Actions ::error/::warning lines on stdout.")
 @variant_option
 @jobs_option
+@backend_option
 @pass_app
-def qc(app, dataset, config_path, out_dir, against, variants, jobs, junit_path, annotations):
+def qc(app, dataset, config_path, out_dir, against, variants, jobs, backend, address, junit_path, annotations):
     """Run the quality-control gate on DATASET (an assembled, variant or export folder).
 
     Checks every language variant (lexical-overlap t-tests, sliding-window
@@ -86,9 +87,9 @@ def qc(app, dataset, config_path, out_dir, against, variants, jobs, junit_path, 
     ref = _load(against, "--contamination-against set") if against is not None else None
     app.info(f"qc: {len(ds.variants)} variant(s) of {ds.kind} data in {dataset}")
     # variants are read during the gate: a file that cannot be read still exits 2 (a bug in a check does not)
-    with _progress(app, len(ds.variants)) as progress:
-        report = _unreadable(lambda: run_gate(ds, config, against=ref, jobs=jobs, progress=progress), dataset,
-                             "dataset", also=(OSError,))
+    with stage_progress(app, "qc", len(ds.variants), "variants checked") as progress:
+        report = _unreadable(lambda: run_gate(ds, config, against=ref, jobs=jobs, progress=progress,
+                                              backend=backend, address=address), dataset, "dataset", also=(OSError,))
     json_path, md_path = write_reports(report, out_dir or dataset)
     _ci_outputs(report, junit_path, annotations)
     gated = sum(1 for r in report.results if r.gate and not r.skipped)
@@ -98,28 +99,6 @@ def qc(app, dataset, config_path, out_dir, against, variants, jobs, junit_path, 
     fails = report.failures
     names = ", ".join(f"{r.variant}:{r.check}" for r in fails[:5]) + (" ..." if len(fails) > 5 else "")
     raise QCGateFailed(f"qc gate failed: {len(fails)} of {gated} gated checks ({names}); see {md_path}")
-
-
-def _is_terminal() -> bool:
-    return sys.stderr.isatty()
-
-
-@contextlib.contextmanager
-def _progress(app, total: int):
-    """A ``progress(variant, done, total)`` callback: a rich bar on a terminal, plain lines in CI, none with -q."""
-    if app.quiet or not total:
-        yield None
-        return
-    if not _is_terminal():
-        yield lambda variant, done, n: click.echo(f"qc: {done}/{n} variants checked ({variant})", err=True)
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("qc"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("", total=total)
-        yield lambda variant, done, n: bar.update(task, completed=done, description=variant)
 
 
 def _ci_outputs(report, junit_path, annotations: str) -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from .common import AppContext, OutputFolder, jobs_option, pass_app
+from .common import AppContext, OutputFolder, backend_option, jobs_option, pass_app
 
 
 @click.command()
@@ -19,9 +19,10 @@ from .common import AppContext, OutputFolder, jobs_option, pass_app
 @click.option("--allow-failing-gate", is_flag=True,
               help="Export even when the qc gate fails; the card and the report then say so.")
 @jobs_option
+@backend_option
 @pass_app
 def release(app: AppContext, recipe: Path, out: Path, from_stage: str | None, allow_failing_gate: bool,
-            jobs: int):
+            jobs: int, backend: str, address: str | None):
     """Run the release RECIPE (YAML): build every variant, gate, audit, score, export, report.
 
     Each stage writes DIR/stages/<stage>/ with a stage.json (inputs' sha256, options, tool version);
@@ -34,7 +35,8 @@ def release(app: AppContext, recipe: Path, out: Path, from_stage: str | None, al
     from builder.release.recipe import load_release_recipe
 
     spec = load_release_recipe(recipe)
-    plan = make_plan(spec, out, jobs=jobs, quiet=app.quiet, verify=app.verify, allow_failing_gate=allow_failing_gate)
+    plan = make_plan(spec, out, jobs=jobs, quiet=app.quiet, verify=app.verify, allow_failing_gate=allow_failing_gate,
+                     backend=backend, address=address)
     try:
         result = run_release(plan, from_stage=from_stage, allow_failing_gate=allow_failing_gate, say=app.info)
     except StageStopped as stop:

@@ -1,9 +1,10 @@
 """Run baselines over the variants of a loaded dataset, in parallel, into result rows.
 
 One task is one (variant, baseline) pair, so the slow MLP runs spread evenly
-over the workers. Workers are separate processes (joblib's loky backend) with
-one BLAS/OpenMP thread each; tasks are independent and seeded, so the rows are
-the same whatever the number of workers. Each row carries its n, the 95%
+over the workers. The tasks fan out with :func:`schemas.fanout.fan_out`: local
+worker processes or a Ray cluster (``RunConfig.backend``), one BLAS/OpenMP
+thread each; tasks are independent and seeded, so the rows are the same
+whatever the backend and the number of workers. Each row carries its n, the 95%
 confidence interval (Wilson by default) and the seed.
 
 >>> row = score_row("eng_Latn", "majority", "test", 1, 2, seed=0)
@@ -13,7 +14,6 @@ confidence interval (Wilson by default) and the seed.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,13 +21,10 @@ import numpy as np
 from schemas.codes import variant_script
 from schemas.dataset import LoadedDataset
 from schemas.errors import SchemaError, UsageError
+from schemas.fanout import fan_out
 
 from . import mc_baselines, topic_baselines
 from .stats import accuracy_ci
-
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-                "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -41,6 +38,8 @@ class RunConfig:
     transfer_from: str | None = None
     ci_method: str = "wilson"
     jobs: int = 1
+    backend: str = "local"  # how the tasks fan out (schemas.fanout); not recorded: the rows do not depend on it
+    address: str | None = None  # a Ray cluster's address (backend "ray")
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -64,19 +63,16 @@ def score_row(variant: str, baseline: str, split: str, correct: int, n: int, *, 
             "ci_high": round(high, 6), "seed": seed, "params": json.dumps(params or {}, sort_keys=True)}
 
 
-def _limit_threads() -> None:
-    for var in _THREAD_VARS:
-        os.environ[var] = "1"
+def _task(cfg: RunConfig, task: dict) -> dict:
+    """One (variant, baseline) task, in a worker (one BLAS thread: :func:`schemas.fanout.fan_out`)."""
+    return _topic_task(task, cfg) if "train" in task else _mc_task(task, cfg)
 
 
 def _topic_task(task: dict, cfg: RunConfig) -> dict:
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        preds, params = topic_baselines.fit_predict(
-            task["baseline"], task["train"]["text"], task["train"]["category"], task["dev"]["text"],
-            task["dev"]["category"], task["test"]["text"], seed=cfg.seed, unit=cfg.ngram_unit,
-            mlp_max_iter=cfg.mlp_max_iter)
+    preds, params = topic_baselines.fit_predict(
+        task["baseline"], task["train"]["text"], task["train"]["category"], task["dev"]["text"],
+        task["dev"]["category"], task["test"]["text"], seed=cfg.seed, unit=cfg.ngram_unit,
+        mlp_max_iter=cfg.mlp_max_iter)
     gold = np.asarray(task["test"]["category"], dtype=object)
     correct = int(np.sum(preds == gold))
     return score_row(task["variant"], task["baseline"], cfg.split, correct, len(gold), seed=cfg.seed,
@@ -84,10 +80,7 @@ def _topic_task(task: dict, cfg: RunConfig) -> dict:
 
 
 def _mc_task(task: dict, cfg: RunConfig) -> dict:
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        result = mc_baselines.run(task["baseline"], task["test"], language=task["language"], seed=cfg.seed)
+    result = mc_baselines.run(task["baseline"], task["test"], language=task["language"], seed=cfg.seed)
     if result.ci is not None:  # chance: the analytic interval of a random guesser
         row = score_row(task["variant"], task["baseline"], cfg.split, 0, result.n, seed=cfg.seed,
                         params=result.params, ci_method=cfg.ci_method)
@@ -143,7 +136,7 @@ def build_tasks(ds: LoadedDataset, cfg: RunConfig, variants=None) -> list[dict]:
     return tasks
 
 
-def run(ds: LoadedDataset, cfg: RunConfig, variants=None) -> list[dict]:
+def run(ds: LoadedDataset, cfg: RunConfig, variants=None, *, progress=None) -> list[dict]:
     """Evaluate ``cfg.baselines`` on every variant; rows sorted by variant then baseline order.
 
     Parameters
@@ -151,27 +144,20 @@ def run(ds: LoadedDataset, cfg: RunConfig, variants=None) -> list[dict]:
     ds : LoadedDataset
         From :func:`schemas.dataset.load_dataset_dir` (kind "topic" or "mc").
     cfg : RunConfig
+        ``cfg.jobs``, ``cfg.backend`` and ``cfg.address`` say where the tasks run.
     variants : list of str, optional
         A subset of ``ds.variants``.
+    progress : callable, optional
+        ``progress("VARIANT BASELINE", done, total)``, called as each task finishes.
     """
     known = default_baselines(ds.kind)
     unknown = [b for b in cfg.baselines if b not in known]
     if unknown:
         raise UsageError(f"unknown {ds.kind} baseline(s) {', '.join(unknown)}; known: {', '.join(known)}")
     tasks = build_tasks(ds, cfg, variants)
-    worker = _topic_task if ds.kind == "topic" else _mc_task
-    jobs = max(1, min(cfg.jobs, len(tasks)))
-    if jobs == 1:
-        rows = [worker(t, cfg) for t in tasks]
-    else:
-        from joblib import Parallel, delayed
-
-        _limit_threads()  # inherited by the worker processes
-        # MLP tasks first, so the long ones do not end up last on one worker
-        order = sorted(range(len(tasks)), key=lambda i: tasks[i]["baseline"] != "mlp")
-        done = Parallel(n_jobs=jobs, backend="loky")(delayed(worker)(tasks[i], cfg) for i in order)
-        rows = [None] * len(tasks)
-        for i, row in zip(order, done):
-            rows[i] = row
+    # MLP tasks first, so the long ones do not end up last on one worker (the rows are sorted below)
+    tasks.sort(key=lambda t: t["baseline"] != "mlp")
+    rows = fan_out(_task, tasks, shared=cfg, jobs=cfg.jobs, backend=cfg.backend, address=cfg.address,
+                   progress=progress, labels=[f"{t['variant']} {t['baseline']}" for t in tasks])
     rank = {b: i for i, b in enumerate(cfg.baselines)}
     return sorted(rows, key=lambda r: (r["variant"], rank[r["baseline"]]))

@@ -31,7 +31,7 @@ from .recipe import ReleaseRecipe
 from .stages import Stage
 
 #: Baselines a release scores when the recipe names none, by kind.
-DEFAULT_BASELINES = {"topic": ("majority", "char_tfidf"), "mc": ("chance", "sliding_window", "bow_lr")}
+DEFAULT_BASELINES = {"topic": ("majority", "char_linear"), "mc": ("chance", "sliding_window", "bow_lr")}
 
 
 @dataclass
@@ -86,8 +86,12 @@ class Plan:
 
 
 def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = False, verify: bool = True,
-              allow_failing_gate: bool = False) -> Plan:
-    """Every stage of ``recipe`` for a release into ``root``, in the order they run."""
+              allow_failing_gate: bool = False, backend: str = "local", address: str | None = None) -> Plan:
+    """Every stage of ``recipe`` for a release into ``root``, in the order they run.
+
+    ``jobs``, ``backend`` and ``address`` say where the per-variant stages (qc, baselines, export)
+    run; they do not change what they write, so they are not part of a stage's record.
+    """
     root = Path(os.path.abspath(root))  # the commands run inside it (steps.CommandRunner)
     plan = Plan(root=root, recipe=recipe)
     run = steps.CommandRunner(quiet=quiet, verify=verify, root=root)
@@ -103,9 +107,10 @@ def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = Fal
         raise RecipeError(f"the pivot {recipe.pivot} is not made by any entry (made: {', '.join(plan.variants)})",
                           file=recipe.file, field="pivot")
     _dataset(plan)
-    _gate(plan, run, jobs)
+    where = ["--jobs", str(jobs), "--backend", backend] + (["--address", address] if address else [])
+    _gate(plan, run, where)
     _licenses(plan)
-    _baselines(plan, run, jobs)
+    _baselines(plan, run, where)
     _export(plan, allow_failing_gate)
     return plan
 
@@ -237,11 +242,11 @@ def _dataset(plan: Plan) -> None:
     plan.dataset = st.output
 
 
-def _gate(plan: Plan, run, jobs: int) -> None:
+def _gate(plan: Plan, run, where: list[str]) -> None:
     qc = plan.recipe.qc
     if not qc.get("enabled", True):
         return
-    args = ["qc", str(plan.dataset), "--jobs", str(jobs)]
+    args = ["qc", str(plan.dataset), *where]
     inputs = {"dataset": plan.dataset}
     if "config" in qc:
         args += ["--config", str(qc["config"])]
@@ -257,14 +262,14 @@ def _licenses(plan: Plan) -> None:
     plan.stage("licenses", {"dataset": plan.dataset}, {"license": lic}, steps.license_audit(plan.dataset, lic))
 
 
-def _baselines(plan: Plan, run, jobs: int) -> None:
+def _baselines(plan: Plan, run, where: list[str]) -> None:
     b = plan.recipe.baselines
     if b is None:
         return
     names = b.get("names") or DEFAULT_BASELINES[plan.kind]
     split = b.get("split", "test" if plan.kind == "topic" else "dev")
     args = ["evaluate", "baselines", str(plan.dataset), "--baseline", ",".join(names), "--split", split,
-            "--seed", str(b.get("seed", 0)), "--jobs", str(jobs)]
+            "--seed", str(b.get("seed", 0)), *where]
     if "ngram_unit" in b:
         args += ["--ngram-unit", b["ngram_unit"]]
     if "mlp_max_iter" in b:

@@ -153,8 +153,8 @@ def test_prompts_for_a_comma_list_equal_prompts_for_repeated_variants(tmp_path):
 # --- builder evaluate: a group whose subcommands own their options ---------------------------------------------
 
 OWN_OPTIONS = {
-    "baselines": {"--out", "--baseline", "--variant", "--ngram-unit", "--jobs", "--seed", "--split",
-                  "--transfer-from", "--mlp-max-iter", "--ci"},
+    "baselines": {"--out", "--baseline", "--variant", "--ngram-unit", "--jobs", "--backend", "--address", "--seed",
+                  "--split", "--transfer-from", "--mlp-max-iter", "--ci"},
     "predictions": {"--task", "--out", "--gold", "--split", "--labels", "--model", "--answer-column", "--lenient",
                     "--ci"},
     "prompts": {"--mode", "--out", "--shots-from", "--variant", "--split", "--seed"},

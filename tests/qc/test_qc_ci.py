@@ -135,7 +135,7 @@ def test_progress_bar_on_a_terminal(tmp_path, monkeypatch):
     """On a terminal the progress is a rich bar (no plain lines); the verdict is the same."""
     import rich.progress
 
-    import builder.cli.qc as qc_cli
+    import builder.cli.common as cli_common
 
     updates = []
     real_update = rich.progress.Progress.update
@@ -144,7 +144,7 @@ def test_progress_bar_on_a_terminal(tmp_path, monkeypatch):
         updates.append(kw)
         return real_update(self, task, **kw)
 
-    monkeypatch.setattr(qc_cli, "_is_terminal", lambda: True)
+    monkeypatch.setattr(cli_common, "_is_terminal", lambda: True)
     monkeypatch.setattr(rich.progress.Progress, "update", update)
     result = _run(QC_DATA / "pivot", "--out", tmp_path, "-j", "1")
     assert result.exit_code == 1

@@ -1,0 +1,280 @@
+"""`schemas.fanout.fan_out`: results in task order and the same values whatever the backend and worker count.
+
+Local backend: in process (``jobs=1``), forked workers, and the pickled path
+used where fork is missing. Ray backend: one local cluster of 2 CPUs for the
+module (a cluster takes seconds to start), started by a fan-out that starts
+its own cluster and then kept open for the other Ray tests: ``fan_out``
+directly, and ``builder qc`` and ``builder evaluate baselines`` run through
+click's CliRunner with ``--backend ray``, every output byte compared with the
+local backend's (the inputs of tests/qc/test_qc_backend.py and
+tests/evaluation/test_evaluate_backend.py, which test the local backend). The Ray tests are marked ``ray``;
+where Ray is missing they fail under CI (the ``CI`` environment variable,
+which ``.ci/run`` sets; the test extra installs Ray) and skip elsewhere, with
+the install command.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from builder.cli.main import cli
+from schemas.errors import SchemaError, UsageError
+from schemas.fanout import RAY_EXTRA, fan_out, require_ray
+from schemas.io import read_sib_tsv, write_sib_tsv
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SIB = DATA / "sib200" / "annotated"
+
+
+# -- task functions (module level: workers import them by name) ---------------------------------------------
+
+def square(x):
+    return x * x
+
+
+def scaled(shared, x):
+    return {"task": x, "value": shared["factor"] * x, "pid_free": True}
+
+
+def fails_on_three(x):
+    if x == 3:
+        raise SchemaError("bad record", file="data.tsv", record="line 3")
+    return x
+
+
+def blas_threads(_x):
+    from threadpoolctl import threadpool_info
+
+    return sorted({pool["num_threads"] for pool in threadpool_info()})
+
+
+def _pickled(values) -> bytes:
+    return pickle.dumps(values, protocol=5)
+
+
+# -- local ---------------------------------------------------------------------------------------------------
+
+def test_results_come_in_task_order_and_progress_counts_every_task():
+    tasks = list(range(11, 0, -1))
+    seen = []
+    out = fan_out(scaled, tasks, shared={"factor": 3}, jobs=3, labels=[f"t{t}" for t in tasks],
+                  progress=lambda label, done, total: seen.append((label, done, total)))
+    assert out == [scaled({"factor": 3}, t) for t in tasks]
+    assert [d for _l, d, _t in seen] == list(range(1, 12)) and {t for _l, _d, t in seen} == {11}
+    assert sorted(label for label, _d, _t in seen) == sorted(f"t{t}" for t in tasks)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.integers(-1000, 1000), max_size=12), st.integers(1, 3))
+def test_any_worker_count_gives_the_same_bytes_as_a_plain_loop(tasks, jobs):
+    assert _pickled(fan_out(square, tasks, jobs=jobs)) == _pickled([square(t) for t in tasks])
+
+
+def test_without_fork_the_tasks_travel_pickled(monkeypatch):
+    monkeypatch.setattr("schemas.fanout.multiprocessing.get_all_start_methods", lambda: ["spawn"])
+    tasks = [5, 1, 4]
+    assert fan_out(scaled, tasks, shared={"factor": 2}, jobs=2) == [scaled({"factor": 2}, t) for t in tasks]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_worker_error_is_raised_here_as_itself(jobs):
+    with pytest.raises(SchemaError) as err:
+        fan_out(fails_on_three, [1, 2, 3, 4], jobs=jobs)
+    assert str(err.value) == "data.tsv, line 3: bad record"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_workers_run_with_one_blas_thread(jobs):
+    assert fan_out(blas_threads, [0, 1], jobs=jobs) in ([[1], [1]], [[], []])
+
+
+def test_bad_arguments_are_one_line_usage_errors():
+    with pytest.raises(UsageError, match="unknown backend 'dask'; expected one of local, ray"):
+        fan_out(square, [1], backend="dask")
+    with pytest.raises(UsageError, match="needs --backend ray"):
+        fan_out(square, [1], address="auto")
+    with pytest.raises(ValueError, match="1 labels for 2 tasks"):
+        fan_out(square, [1, 2], labels=["a"])
+    assert fan_out(square, [], jobs=4) == []
+
+
+# -- progress of a stage (builder.cli.common.stage_progress) -------------------------------------------------
+
+def test_plain_progress_lines_every_tenth_or_every_ten_seconds_and_the_last(capsys):
+    from builder.cli.common import AppContext, stage_progress
+
+    now = [0.0]
+    with stage_progress(AppContext(), "evaluate", 200, "runs done", clock=lambda: now[0]) as report:
+        for done in range(1, 201):
+            if done == 55:
+                now[0] += 10.0  # ten seconds pass during the 55th task
+            report(f"v{done}", done, 200)
+    lines = capsys.readouterr().err.splitlines()
+    shown = [int(line.split()[1].split("/")[0]) for line in lines]
+    assert shown == [20, 40, 55, 60, 80, 100, 120, 140, 160, 180, 200]
+    assert lines[-1] == "evaluate: 200/200 runs done (v200)"
+    with stage_progress(AppContext(quiet=True), "evaluate", 200) as report:
+        assert report is None
+
+
+# -- Ray missing: a one-line error naming the extra -----------------------------------------------------------
+
+def test_without_ray_the_backend_is_a_one_line_error_naming_the_extra(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    with pytest.raises(UsageError) as err:
+        require_ray()
+    assert RAY_EXTRA in str(err.value)
+    data = DATA / "qc" / "pivot"
+    for args in (["qc", data, "--out", tmp_path / "qc", "--backend", "ray"],
+                 ["evaluate", "baselines", data, "--out", tmp_path / "ev", "--backend", "ray"]):
+        result = CliRunner().invoke(cli, list(map(str, args)))
+        assert result.exit_code == 2, result.output
+        assert result.stderr.splitlines() == [f"error: --backend ray needs Ray, which is not installed: {RAY_EXTRA}"]
+        assert not (tmp_path / "qc").exists() and not (tmp_path / "ev").exists()
+
+
+def test_address_without_the_ray_backend_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(cli, ["qc", str(DATA / "qc" / "pivot"), "--out", str(tmp_path / "qc"), "--address", "auto"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == ["error: --address auto names a Ray cluster; add --backend ray"]
+
+
+def test_an_address_that_does_not_answer_is_one_line_at_once():
+    from schemas.fanout import _probe
+
+    with pytest.raises(UsageError) as err:  # Ray itself would retry for minutes, printing its own warnings
+        _probe("ray://127.0.0.1:1")
+    assert str(err.value).startswith("cannot connect to the Ray cluster at ray://127.0.0.1:1: ")
+    assert _probe("auto") is None  # Ray looks for the local cluster itself, and says so in one line
+
+
+# -- Ray -----------------------------------------------------------------------------------------------------
+
+def _ray_or_fail():
+    try:
+        import ray
+    except ImportError:
+        message = f"ray is not installed: pip install -e '.[test]' (or {RAY_EXTRA})"
+        if os.environ.get("CI"):  # CI installs the test extra, Ray included: a missing one fails, never skips
+            pytest.fail(message)
+        pytest.skip(message)
+    return ray
+
+
+@pytest.fixture(scope="module")
+def ray_runs():
+    """A fan-out that starts its own local cluster; the cluster then stays open for the module's other tests.
+
+    ``ray.shutdown`` is recorded, not run, during that first fan-out (one cluster start for the module);
+    the module's end shuts the cluster down.
+    """
+    ray = _ray_or_fail()
+    assert not ray.is_initialized()
+    # Ray's workers cannot import a test module: its task functions travel by value
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    shutdown, calls, seen = ray.shutdown, [], []
+    ray.shutdown = lambda *a, **k: calls.append("shutdown")
+    tasks = list(range(9, 0, -1))
+    try:
+        own = fan_out(scaled, tasks, shared={"factor": 3}, jobs=2, backend="ray",
+                      progress=lambda label, done, total: seen.append((label, done, total)),
+                      labels=[f"t{t}" for t in tasks], prepare=lambda t: t + 100)
+        cpus = ray.cluster_resources().get("CPU")
+    finally:
+        ray.shutdown = shutdown
+    yield {"tasks": tasks, "own": own, "seen": seen, "calls": calls, "cpus": cpus}
+    ray.shutdown()
+
+
+@pytest.mark.ray
+def test_ray_starts_a_cluster_for_the_run_and_shuts_it_down(ray_runs):
+    tasks = ray_runs["tasks"]
+    assert ray_runs["calls"] == ["shutdown"] and ray_runs["cpus"] == 2  # num_cpus=jobs, closed after the run
+    assert ray_runs["own"] == [scaled({"factor": 3}, t + 100) for t in tasks]  # prepare ran before sending
+    assert [d for _l, d, _t in ray_runs["seen"]] == list(range(1, 10))
+    assert sorted(label for label, _d, _t in ray_runs["seen"]) == sorted(f"t{t}" for t in tasks)
+
+
+@pytest.mark.ray
+def test_ray_gives_the_same_results_as_local_workers_and_keeps_an_open_session(ray_runs):
+    import ray
+
+    tasks = list(range(-20, 21, 3))
+    local = fan_out(scaled, tasks, shared={"factor": 7}, jobs=1)  # (no fork while Ray's threads run)
+    remote = fan_out(scaled, tasks, shared={"factor": 7}, jobs=2, backend="ray")
+    assert remote == local and repr(remote) == repr(local)
+    assert ray.is_initialized()  # a session it did not open is left open
+    assert fan_out(blas_threads, [0, 1], backend="ray") in ([[1], [1]], [[], []])
+
+
+@pytest.mark.ray
+def test_ray_raises_a_worker_error_as_itself(ray_runs):
+    with pytest.raises(SchemaError) as err:
+        fan_out(fails_on_three, [1, 2, 3, 4], backend="ray")
+    assert str(err.value) == "data.tsv, line 3: bad record"
+
+
+# -- the commands on Ray ------------------------------------------------------------------------------------
+
+QC_RUNS = {  # name -> (exit code, arguments); each also writes a JUnit file
+    "mc": (1, [DATA / "qc" / "pivot", "--contamination-against", DATA / "qc" / "copy_passage"]),
+    "topic": (None, [SIB, "--variant", "eng_Latn,hin_Deva,nqo_Nkoo"]),
+}
+OUTPUTS = ["accuracy.png", "results.csv", "results.json", "results.md"]
+
+
+def qc_outputs(name: str, out: Path, *options: str):
+    code, args = QC_RUNS[name]
+    result = CliRunner().invoke(cli, ["qc", *map(str, args), "--out", str(out), "--junit", str(out / "junit.xml"),
+                                      *options])
+    assert result.exit_code in ((0, 1) if code is None else (code,)), result.output
+    return result
+
+
+def evaluation_datasets(root: Path) -> dict[str, list]:
+    """Topic: three shipped SIB-200 variants cut to every 5th/2nd/3rd row; MC: the qc pivot fixture."""
+    for variant in ("eng_Latn", "hin_Deva", "zho_Hans"):
+        for split, k in {"train": 5, "dev": 2, "test": 3}.items():
+            write_sib_tsv(root / variant / f"{split}.tsv", read_sib_tsv(SIB / variant / f"{split}.tsv")[::k])
+    return {"topic": [root, "--mlp-max-iter", "20"], "mc": [DATA / "qc" / "pivot"]}
+
+
+def evaluate_outputs(args, out: Path, *options: str):
+    result = CliRunner().invoke(cli, ["evaluate", "baselines", *map(str, args), "--out", str(out), *options])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if not p.name.startswith(".")}
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("name", sorted(QC_RUNS))
+def test_ray_qc_writes_every_byte_the_local_backend_writes(ray_runs, tmp_path, name):
+    local = qc_outputs(name, tmp_path / "local", "-j", "1")
+    remote = qc_outputs(name, tmp_path / "ray", "--backend", "ray", "-j", "2")
+    assert remote.exit_code == local.exit_code
+    assert files(tmp_path / "ray") == files(tmp_path / "local")
+    assert remote.stdout == local.stdout  # the verdict line
+    lines = [ln for ln in remote.stderr.splitlines() if "variants checked" in ln]
+    assert len(lines) == 3 and lines[-1].startswith("qc: 3/3 variants checked (")
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("kind", ["mc", "topic"])
+def test_ray_evaluate_baselines_writes_every_byte_the_local_backend_writes(ray_runs, tmp_path, kind):
+    args = evaluation_datasets(tmp_path / "data")[kind]
+    local = evaluate_outputs(args, tmp_path / "local", "-j", "1")
+    remote = evaluate_outputs(args, tmp_path / "ray", "--backend", "ray", "-j", "2")
+    assert list(files(tmp_path / "ray")) == OUTPUTS
+    assert files(tmp_path / "ray") == files(tmp_path / "local")
+    assert remote.stdout == local.stdout  # the Markdown table
+    assert "baseline runs done" in remote.stderr
