@@ -16,10 +16,12 @@ from schemas.licensing import LicenseOverride
 
 from .citations import cite
 from .frontmatter import dump_front_matter, size_category
-from .languages import describe, iso639_3
+import re
+
+from .languages import bcp47, describe, hub_language, iso639_3
 from .licenses import get_license
 from .rules import Terms
-from .sections import (agreement_section, filters_section, intended_use_section, qc_section,
+from .sections import (agreement_section, baselines_section, filters_section, intended_use_section, qc_section,
                        romanization_section)
 
 TASKS = {
@@ -57,6 +59,9 @@ class CardContext:
     agreement: dict | None = None
     qc: dict | None = None
     references: dict[str, str] = field(default_factory=dict)
+    dataset_info: list[dict] = field(default_factory=list)  # per config: typed features and split sizes
+    baselines: dict | None = None        # results.json of `builder evaluate baselines` (builder release)
+    gate_failing_allowed: bool = False   # exported although the qc gate failed (builder release)
 
     @property
     def variants(self) -> list[str]:
@@ -67,28 +72,53 @@ class CardContext:
         return sum(sum(s.values()) for s in self.sizes.values())
 
 
+def license_slug(terms: str) -> str:
+    """An id for combined terms, as the Hub's ``license_name`` asks (lower case, ``-``-separated).
+
+    >>> license_slug("CC-BY-NC-3.0 AND RACE-research")
+    'cc-by-nc-3.0-and-race-research'
+    """
+    return re.sub(r"[^a-z0-9.]+", "-", terms.lower()).strip("-") or "other"
+
+
 def hf_license(terms: Terms) -> dict:
-    """Front-matter license fields: a Hub id, or ``other`` with a name and a link to LICENSE.
+    """Front-matter license fields: a Hub id, or ``other`` with an id for the terms and a link to LICENSE.
+
+    The Hub's ``license_name`` is an id (``my-license-1.0``), not an expression:
+    the combined terms become a slug; ``LICENSE`` and the card spell them out.
 
     >>> from data_cards.rules import combine
     >>> hf_license(combine([("a", "CC-BY-SA-4.0", 1)]))
     {'license': 'cc-by-sa-4.0'}
+    >>> hf_license(combine([("a", "CC-BY-NC-3.0", 1), ("b", "RACE-research", 1)]))["license_name"]
+    'cc-by-nc-3.0-and-race-research'
     """
     lic = get_license(terms.terms) if " AND " not in terms.terms else None
     if lic is not None and not lic.custom and not terms.conflicts:
         return {"license": lic.hf_id}
-    return {"license": "other", "license_name": terms.terms, "license_link": "LICENSE"}
+    return {"license": "other", "license_name": license_slug(terms.terms), "license_link": "LICENSE"}
 
 
 def front_matter(ctx: CardContext) -> dict:
-    """The card's metadata, in the order the Hub shows it."""
-    languages = sorted({c for c in (iso639_3(v) for v in ctx.variants) if c})
+    """The card's metadata, in the order the Hub shows it.
+
+    ``language`` takes ISO 639-1 codes where they exist (else ISO 639-3);
+    ``language_details`` the BCP-47 tag of every config (``hi-Deva``, ``hi-Latn``),
+    so romanized variants stay apart.
+    """
+    codes = [c for c in (iso639_3(v) for v in ctx.variants) if c]
+    languages = sorted({hub_language(c) for c in codes})
+    details = sorted({t for t in (bcp47(v) for v in ctx.variants) if t})
     meta: dict = {"pretty_name": ctx.pretty_name}
     meta.update(hf_license(ctx.overall))
     meta["language"] = languages or ["und"]
-    meta["multilinguality"] = ["multilingual" if len(languages) > 1 else "monolingual"]
+    if details:
+        meta["language_details"] = details
+    meta["multilinguality"] = ["multilingual" if len(set(codes)) > 1 else "monolingual"]
     meta["size_categories"] = [size_category(ctx.total_rows)]
     meta.update(TASKS[ctx.kind])
+    if ctx.dataset_info:
+        meta["dataset_info"] = ctx.dataset_info
     meta["configs"] = [
         {"config_name": v, "data_files": [{"split": s, "path": p} for s, p in ctx.files[v].items()]}
         for v in ctx.variants
@@ -115,12 +145,18 @@ def _description(ctx: CardContext) -> str:
                    "SHA-256.")
 
 
+def card_description(ctx: CardContext) -> str:
+    """The card's description paragraph (also ``croissant.json``'s)."""
+    return _description(ctx)
+
+
 def _languages(ctx: CardContext) -> str:
-    rows = ["| config | language | script | ISO 639-3 | ISO 15924 |", "| --- | --- | --- | --- | --- |"]
+    rows = ["| config | language | script | ISO 639-3 | ISO 15924 | BCP-47 |",
+            "| --- | --- | --- | --- | --- | --- |"]
     for v in ctx.variants:
         lang, script = describe(v)
         code, scr = (v.split("_", 1) if iso639_3(v) else ("", ""))
-        rows.append(f"| `{v}` | {lang} | {script} | {code} | {scr} |")
+        rows.append(f"| `{v}` | {lang} | {script} | {code} | {scr} | {bcp47(v) or ''} |")
     return "\n".join(rows)
 
 
@@ -236,7 +272,8 @@ def render_card(ctx: CardContext) -> str:
         filters=_optional("Filters applied", filters_section(ctx.manifest)),
         agreement=_optional("Annotator agreement", agreement_section(ctx.agreement)),
         romanization=_optional("Romanization", romanization_section(ctx.variant_info)),
-        qc=_optional("Quality checks", qc_section(ctx.qc)),
+        qc=_optional("Quality checks", qc_section(ctx.qc, failing_allowed=ctx.gate_failing_allowed))
+        + _optional("Baseline scores", baselines_section(ctx.baselines)),
         intended_use=intended_use_section(ctx),
         citation=_citation(ctx),
     )

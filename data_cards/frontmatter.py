@@ -90,7 +90,7 @@ def parse_front_matter(text: str, *, file=None) -> tuple[dict, str]:
 
 _REQUIRED = {
     "license": "a Hub license id string (e.g. 'cc-by-sa-4.0', 'other') or a list of them",
-    "language": "a list of ISO 639 codes (e.g. ['hin', 'eng'])",
+    "language": "a list of ISO 639-1 codes, or ISO 639-3 where there is none (e.g. ['hi', 'arb'])",
     "pretty_name": "a non-empty string",
     "task_categories": "a list of Hub task categories (e.g. ['multiple-choice'])",
     "size_categories": "a list with one Hub size bucket (e.g. ['1K<n<10K'])",
@@ -104,7 +104,7 @@ def check_card_metadata(meta: dict, *, file=None) -> dict:
     >>> check_card_metadata({"license": "mit"})
     Traceback (most recent call last):
     ...
-    schemas.errors.SchemaError: field language: missing; expected a list of ISO 639 codes (e.g. ['hin', 'eng'])
+    schemas.errors.SchemaError: field language: missing; expected a list of ISO 639-1 codes, or ISO 639-3 where there is none (e.g. ['hi', 'arb'])
     """
     for key, form in _REQUIRED.items():
         if key not in meta:
@@ -117,6 +117,10 @@ def check_card_metadata(meta: dict, *, file=None) -> dict:
     for key in ("language", "task_categories", "size_categories"):
         if not isinstance(meta[key], list) or not all(isinstance(x, str) for x in meta[key]):
             raise SchemaError(f"expected {_REQUIRED[key]}, found {meta[key]!r}", file=file, field=key)
+    details = meta.get("language_details")
+    if details is not None and (not isinstance(details, list) or not all(isinstance(x, str) for x in details)):
+        raise SchemaError(f"expected a list of BCP-47 tags (e.g. ['hi-Deva', 'hi-Latn']), found {details!r}",
+                          file=file, field="language_details")
     allowed_sizes = {name for _, name in SIZE_CATEGORIES} | {"n>1B"}
     bad = [s for s in meta["size_categories"] if s not in allowed_sizes]
     if bad:

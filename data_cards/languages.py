@@ -61,3 +61,32 @@ def iso639_3(variant: str) -> str | None:
     ('zho', None)
     """
     return variant.split("_", 1)[0] if LANGUAGE_CODE.match(variant) else None
+
+
+@lru_cache(maxsize=None)
+def hub_language(code: str) -> str:
+    """The code the Hub's ``language:`` field takes: ISO 639-1 where the language has one, else ISO 639-3.
+
+    Only the ISO 639-3 code's own 639-1 code counts (pycountry): ``hin`` -> ``hi``,
+    but ``arb`` (Standard Arabic, an individual language) stays ``arb``; its
+    macrolanguage ``ara`` is ``ar``.
+
+    >>> hub_language("hin"), hub_language("zho"), hub_language("arb"), hub_language("nqo")
+    ('hi', 'zh', 'arb', 'nqo')
+    """
+    import pycountry
+
+    lang = pycountry.languages.get(alpha_3=code)
+    return getattr(lang, "alpha_2", None) or code
+
+
+def bcp47(variant: str) -> str | None:
+    """The BCP-47 tag of a FLORES code: language (ISO 639-1 where it exists) and script subtags.
+
+    >>> bcp47("hin_Deva"), bcp47("hin_Latn"), bcp47("arb_Arab"), bcp47("annotated")
+    ('hi-Deva', 'hi-Latn', 'arb-Arab', None)
+    """
+    if not LANGUAGE_CODE.match(variant):
+        return None
+    lang, script = variant.split("_", 1)
+    return f"{hub_language(lang)}-{script}"

@@ -163,7 +163,7 @@ def _status(c: dict) -> str:
     return "?"
 
 
-def qc_section(rep: dict | None) -> str | None:
+def qc_section(rep: dict | None, *, failing_allowed: bool = False) -> str | None:
     """Results of ``builder qc`` (``qc_report.json``): verdict, then outcomes per check.
 
     Checks run once per variant, so the table counts outcomes per check over
@@ -183,6 +183,9 @@ def qc_section(rep: dict | None) -> str | None:
     out = []
     if isinstance(rep.get("passed"), bool):
         out += [f"Gate: **{'passed' if rep['passed'] else 'FAILED'}**.", ""]
+        if failing_allowed and not rep["passed"]:
+            out += ["This release was exported although the gate failed (`builder release "
+                    "--allow-failing-gate`); read the failed checks below before using it.", ""]
     checks = rep.get("checks")
     if isinstance(checks, dict):
         checks = [dict(v, check=k) if isinstance(v, dict) else {"check": k, "passed": v} for k, v in checks.items()]
@@ -204,6 +207,34 @@ def qc_section(rep: dict | None) -> str | None:
     if failed:
         out += ["", "Failed checks:", ""] + failed
     return "\n".join(out).strip("\n") or None
+
+
+def baselines_section(results: dict | None) -> str | None:
+    """Baseline accuracy per variant (``results.json`` of ``builder evaluate baselines``), with 95% intervals.
+
+    >>> print(baselines_section({"results": [{"variant": "eng_Latn", "baseline": "majority", "split": "test",
+    ...     "accuracy": 0.25, "ci_low": 0.2, "ci_high": 0.31, "n": 204}]}))
+    Accuracy on the test split, with 95% confidence intervals.
+    <BLANKLINE>
+    | variant | majority |
+    | --- | ---: |
+    | `eng_Latn` | 25.0 [20.0, 31.0] (n=204) |
+    """
+    rows = [r for r in (results or {}).get("results", []) if isinstance(r, dict)]
+    if not rows:
+        return None
+    names = list(dict.fromkeys(r["baseline"] for r in rows))
+    splits = sorted({str(r.get("split")) for r in rows if r.get("split")})
+    cells: dict[str, dict[str, str]] = {}
+    for r in rows:
+        cell = f"{100 * r['accuracy']:.1f}"
+        if r.get("ci_low") is not None and r.get("ci_high") is not None:
+            cell += f" [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"
+        cells.setdefault(r["variant"], {})[r["baseline"]] = cell + f" (n={r.get('n', '?')})"
+    out = [f"Accuracy on the {', '.join(splits) or 'scored'} split, with 95% confidence intervals.", "",
+           "| variant | " + " | ".join(names) + " |", "| --- | " + " | ".join("---:" for _ in names) + " |"]
+    out += [f"| `{v}` | " + " | ".join(cells[v].get(n, "") for n in names) + " |" for v in sorted(cells)]
+    return "\n".join(out)
 
 
 def intended_use_section(ctx) -> str:

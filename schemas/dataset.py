@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
+from .features import decode_class_labels
 from .errors import IntegrityError, SchemaError, SourceError
 from .io import read_sib_tsv, read_text_utf8, require_path, sha256_file
 from .outputs import fault_point
@@ -173,9 +175,11 @@ def read_table(path: Path, *, sha256: str | None = None) -> pd.DataFrame:
     verify_file(path, sha256)
     if path.suffix == ".parquet":
         try:
-            return pd.read_parquet(path)
+            frame, schema = pd.read_parquet(path), pq.read_schema(path)
         except Exception as err:  # pyarrow raises several types
             raise SourceError(f"cannot read Parquet: {err}", file=path) from None
+        # an export stores labels as ClassLabel indices (schemas.features); the toolkit reads the names
+        return decode_class_labels(frame, schema, file=path)
     if path.suffix == ".jsonl":
         rows = []
         for n, line in jsonl_lines(read_text_utf8(path)):  # BOM, CRLF and bad bytes as every reader

@@ -9,7 +9,7 @@ from .common import OutputFolder, pass_app
 
 
 @click.command(name="disparity")
-@click.argument("records", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("records", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out", required=True, type=OutputFolder(),
               help="Output folder (replaced as a whole): models.csv, languages.csv, records.csv, "
                    "potentials.csv, summary.json, summary.md, prr.png.")
@@ -23,6 +23,9 @@ from .common import OutputFolder, pass_app
 def disparity(app, records, out, drop_aggregates, task_mean):
     """Quantify language disparities from evaluation RECORDS (CSV, TSV, JSON or JSONL).
 
+    RECORDS may also be lm-evaluation-harness results_*.json files, one per
+    model (several files are read as one set).
+
     Each record is a model, a language, a task (or a dataset and a metric) and a
     score. A linear mixed-effects model (Score ~ C(Language) + C(Task), random
     intercept per model, ML) gives each language-task pair its performance
@@ -33,11 +36,11 @@ def disparity(app, records, out, drop_aggregates, task_mean):
     2 usage error (including an --out folder that is not an earlier output).
     """
     from builder.evaluation.disparity import analyse
-    from builder.evaluation.disparity_io import read_records
+    from builder.evaluation.disparity_io import read_many
     from builder.evaluation.disparity_report import check_out_dir, write_outputs
 
     check_out_dir(out)
-    rs = read_records(records, drop_aggregates=drop_aggregates)
+    rs = read_many(records, drop_aggregates=drop_aggregates)
     if rs.dropped:
         app.info(f"dropped {sum(rs.dropped.values())} aggregate rows: " +
                  ", ".join(f"{k} x{v}" for k, v in sorted(rs.dropped.items())))

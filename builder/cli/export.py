@@ -86,22 +86,31 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
 @click.option("--source", metavar="NAME", help="Source name of records that name none (default: the folder name).")
 @click.option("--name", help="Config-safe dataset name, also the lm-eval group (default: the folder name).")
 @click.option("--pretty-name", help="Display name for the card (default: --name).")
-@click.option("--lm-eval-data-root", metavar="PATH",
-              help="Folder the lm-eval tasks point at, if the export will be moved (default: OUT, absolute).")
+@click.option("--lm-eval-data-root", metavar="ROOT",
+              help="Folder or hf:// root the lm-eval tasks read the Parquet files from (default: paths relative "
+                   "to the task files, which work wherever OUT is moved).")
+@click.option("--schema", type=click.Choice(["ours", "belebele", "sib200"]), default="ours", show_default=True,
+              help="Column, split and config names: ours, or those of the published Hub dataset "
+                   "(facebook/belebele, Davlan/sib200) so lm-eval's own tasks run on the export.")
+@click.option("--hub-repo", metavar="ORG/NAME",
+              help="Hub dataset the export will be published as: the lm-eval tasks read it from there "
+                   "(dataset_path/dataset_name) and croissant.json links it.")
 @pass_app
 def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: str | None, source: str | None,
-           name: str | None,
-           pretty_name: str | None, lm_eval_data_root: str | None):
-    """Export BUILT as a Hugging Face dataset folder with card, licenses and manifest.
+           name: str | None, pretty_name: str | None, lm_eval_data_root: str | None, schema: str,
+           hub_repo: str | None):
+    """Export BUILT as a Hugging Face dataset folder with card, Croissant metadata, licenses and manifest.
 
     One config per variant (OUT/<variant>/<split>.parquet), loadable with
-    datasets.load_dataset(OUT, <variant>). An unknown or conflicting license
-    stops the export unless the recipe's license_override states a reason.
+    datasets.load_dataset(OUT, <variant>), typed (topic labels are a
+    ClassLabel). An unknown or conflicting license stops the export unless the
+    recipe's license_override states a reason.
     """
     from builder.export.writer import export_dataset
 
     res = export_dataset(built, out, lm_eval=lm_eval, license_id=license_id, source=source, name=name,
-                         pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root)
+                         pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root, schema=schema,
+                         hub_repo=hub_repo)
     tasks = f", {len(res.lm_eval_tasks)} lm-eval task(s)" if lm_eval else ""
     click.echo(f"exported {len(res.variants)} variant(s), {len(res.files)} file(s){tasks} to {res.out} "
                f"(terms: {res.terms})")

@@ -10,6 +10,13 @@ to case, so the paper's own JSON (``Model``, ``Language``, ``Dataset``,
 Accepted files: ``.csv``, ``.tsv``, ``.json`` (a list of objects, or an object
 with a ``records`` list) and ``.jsonl``/``.ndjson`` (one object per line).
 
+An lm-evaluation-harness ``results_<date>.json`` file (``lm_eval --output_path``)
+is read as it is (:func:`lm_eval_records`): one record per task and metric of
+every task that is not a group, with the model from ``model_args``
+(``pretrained=...``, else the model type), the language from the task's
+``dataset_name`` or the FLORES-200 code in its name, and the task from the
+group that holds it (else the task name without its language code).
+
 Rows whose language is an aggregate (``avg``, ``average``, ``mean``, ``all``,
 ``overall``, ``total``, ...) are refused with one line naming the file and row,
 unless ``drop_aggregates=True``, which drops and counts them.
@@ -125,6 +132,8 @@ def _json_rows(text: str, p: Path, kind: str):
                 items.append((f"line {number}", _loads(line, p, number)))
     else:
         data = _loads(text, p, None)
+        if isinstance(data, dict) and isinstance(data.get("results"), dict) and isinstance(data.get("configs"), dict):
+            data = lm_eval_records(data, p)
         if isinstance(data, dict) and isinstance(data.get("records"), list):
             data = data["records"]
         if not isinstance(data, list):
@@ -137,6 +146,60 @@ def _json_rows(text: str, p: Path, kind: str):
             raise SchemaError(f"expected a JSON object, found {type(obj).__name__}", file=p, record=where)
         header.extend(k for k in obj if k not in header)
     return header, items
+
+
+_FLORES_IN_NAME = re.compile(r"(?:^|_)([a-z]{3}_[A-Z][a-z]{3})(?=_|$)")
+_NOT_METRICS = {"alias", "name", "sample_len", "sample_count", "samples"}
+
+
+def _lm_eval_model(data: dict) -> str:
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    args = config.get("model_args")
+    if isinstance(args, dict):
+        named = args.get("pretrained") or args.get("model")
+    else:
+        found = re.search(r"(?:^|,)\s*(?:pretrained|model)=([^,]+)", str(args or ""))
+        named = found.group(1) if found else None
+    return str(named or config.get("model") or data.get("model_name") or "").strip()
+
+
+def lm_eval_records(data: dict, p: Path) -> list[dict]:
+    """Records ``{model, language, dataset, metric, score}`` of an lm-eval results file.
+
+    >>> data = {"results": {"sib_eng_Latn": {"alias": "sib_eng_Latn", "acc,none": 0.5, "acc_stderr,none": 0.1},
+    ...                     "sib": {"acc,none": 0.5}},
+    ...         "group_subtasks": {"sib": ["sib_eng_Latn"]}, "configs": {"sib_eng_Latn": {"dataset_name": "eng_Latn"}},
+    ...         "config": {"model": "hf", "model_args": "pretrained=org/model-7b,dtype=bfloat16"}}
+    >>> lm_eval_records(data, Path("results.json"))
+    [{'model': 'org/model-7b', 'language': 'eng_Latn', 'dataset': 'sib', 'metric': 'acc', 'score': 0.5}]
+    """
+    groups = data.get("group_subtasks") if isinstance(data.get("group_subtasks"), dict) else {}
+    parent = {t: g for g, members in groups.items() for t in (members or [])}
+    configs = data["configs"]
+    model = _lm_eval_model(data)
+    out = []
+    for task, metrics in sorted(data["results"].items()):
+        if task in groups or task not in configs or not isinstance(metrics, dict):
+            continue  # a group's aggregate, not one language
+        cfg = configs[task] if isinstance(configs[task], dict) else {}
+        name = cfg.get("dataset_name")
+        code = name if isinstance(name, str) and _FLORES_IN_NAME.fullmatch(name) else None
+        in_name = _FLORES_IN_NAME.search(task)
+        language = code or (in_name.group(1) if in_name else None)
+        if language is None:
+            raise SchemaError(f"cannot tell the language of lm-eval task {task!r}: its dataset_name "
+                              f"{name!r} and its name hold no FLORES-200 code (xxx_Xxxx)", file=p,
+                              record=f"results.{task}")
+        dataset = parent.get(task) or re.sub(r"__+", "_", task.replace(language, "")).strip("_") or task
+        for key, value in metrics.items():
+            metric, _, filt = str(key).partition(",")
+            if metric in _NOT_METRICS or metric.endswith("_stderr") or isinstance(value, (bool, str, dict, list)):
+                continue
+            out.append({"model": model, "language": language, "dataset": dataset,
+                        "metric": metric if filt in ("", "none") else f"{metric}_{filt}", "score": value})
+    if not out:
+        raise SchemaError("the lm-eval results file holds no per-language task scores", file=p)
+    return out
 
 
 def _loads(text: str, p: Path, line):
@@ -221,3 +284,29 @@ def _validate(parsed, p: Path, drop_aggregates: bool) -> RecordSet:
         raise SchemaError(f"no records to analyse{what}", file=p)
     table = pd.DataFrame(out, columns=list(RECORD_COLUMNS))
     return RecordSet(table=table, source=str(p), dropped=dropped)
+
+
+def read_many(paths, *, drop_aggregates: bool = False) -> RecordSet:
+    """Read several records files (e.g. one lm-eval results file per model) as one set.
+
+    A ``(model, language, task)`` reported by two files is refused, naming the
+    second file and its row; ``row`` becomes ``FILE: row``.
+    """
+    sets = [read_records(p, drop_aggregates=drop_aggregates) for p in paths]
+    if len(sets) == 1:
+        return sets[0]
+    seen: dict[tuple, str] = {}
+    frames, dropped = [], Counter()
+    for rs in sets:
+        t = rs.table.copy()
+        t["row"] = rs.source + ": " + t["row"]
+        for key, where in zip(zip(t["model"], t["language"], t["task"]), t["row"]):
+            if key in seen:
+                raise SchemaError(f"duplicate record for model {key[0]!r}, language {key[1]!r}, task {key[2]!r} "
+                                  f"(first at {seen[key]}); each cell may be reported once", file=rs.source,
+                                  record=where.split(": ", 1)[1])
+            seen[key] = where
+        frames.append(t)
+        dropped.update(rs.dropped)
+    return RecordSet(table=pd.concat(frames, ignore_index=True), source=", ".join(Path(rs.source).name for rs in sets),
+                     dropped=dropped)

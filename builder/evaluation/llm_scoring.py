@@ -14,6 +14,17 @@ quoting, as in SIB-200's ``llm-results``), one row per item, with
   (``eng_Latn.tsv``); the model: a ``model`` column, else ``--model``, else
   the name of the file's folder (``gpt-4/eng_Latn.tsv``).
 
+lm-evaluation-harness ``samples_<task>_<date>.jsonl`` files (``--log_samples``)
+are read as they are (:func:`lm_eval_rows`): the id is the document's
+``index_id``/``question_id`` (else lm-eval's ``doc_id``), the gold is the
+target's choice, and the answer is the generated text (``generate_until``
+tasks) or, for ``multiple_choice`` tasks, the choice with the highest
+log-likelihood (what lm-eval's ``acc`` counts); the variant is the document's
+``language``/``dialect``, else the FLORES-200 code in the task name; the model
+is the folder lm-eval wrote them to (``--output_path``/<model>/) or ``--model``,
+followed by ``@`` and the task without its language code (``dummy@sib_prompt_1``),
+so two prompts run on the same variant are scored apart.
+
 Accuracy counts a parse failure as wrong (correct / n); ``accuracy_parsed`` is
 correct / parsed; the failure rate and the failures by kind sit beside them.
 
@@ -28,6 +39,7 @@ correct / parsed; the failure rate and the failures by kind sit beside them.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -42,10 +54,14 @@ from .parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC, LETTERS, parse_lette
 from .stats import accuracy_ci
 
 TASKS = ("topic", "mc")
+#: Keys every line of an lm-eval ``samples_*.jsonl`` file has.
+LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "target", "filtered_resps")
+_SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[\d.-]+)\.jsonl$")
+_FLORES_IN_NAME = re.compile(r"(?:^|_)([a-z]{3}_[A-Z][a-z]{3})(?=_|$)")
 ID_COLUMNS = ("id", "index_id", "question_id", "qid")
 ANSWER_COLUMNS = ("answer", "prediction", "output", "response", "completion")
 GOLD_COLUMNS = {"topic": ("gold", "category", "label"), "mc": ("gold", "correct_answer_num", "answer_letter")}
-_NOT_ANSWER = {"", "unnamed: 0", "text", "passage", "question", "language", "variant", "model", "split",
+_NOT_ANSWER = {"", "unnamed: 0", "text", "passage", "question", "language", "variant", "model", "split", "lm_eval_task",
                *ID_COLUMNS, *GOLD_COLUMNS["topic"], *GOLD_COLUMNS["mc"]}
 
 
@@ -77,8 +93,70 @@ def read_prediction_file(path: str | Path) -> pd.DataFrame:
     for i, r in enumerate(rows, 1):
         if not isinstance(r, dict):
             raise SchemaError("expected one JSON object per row", file=path, record=f"row {i}")
+    if suffix == ".jsonl" and rows and all(k in rows[0] for k in LM_EVAL_SAMPLE_KEYS):
+        rows = lm_eval_rows(rows, path)
     frame = pd.DataFrame(rows)
     return frame.fillna("").astype(str) if len(frame) else frame
+
+
+def _choices(sample: dict) -> list[str]:
+    """The continuations lm-eval scored (``arguments`` of a multiple-choice sample), stripped."""
+    args = sample.get("arguments")
+    if isinstance(args, dict):
+        args = [args[k] for k in sorted(args, key=lambda k: int(re.sub(r"\D", "", k) or 0))]
+    out = []
+    for a in args or []:
+        cont = a.get("arg_1") if isinstance(a, dict) else (a[1] if isinstance(a, (list, tuple)) and len(a) > 1
+                                                           else None)
+        out.append(str(cont).strip() if cont is not None else "")
+    return out
+
+
+def _loglikelihood(resp) -> float:
+    value = resp[0] if isinstance(resp, (list, tuple)) else resp
+    return float(value)
+
+
+def lm_eval_rows(samples: list[dict], path: Path) -> list[dict]:
+    """lm-eval ``--log_samples`` lines as prediction rows ``id, variant, task, answer, gold``.
+
+    >>> s = {"doc_id": 0, "doc": {"index_id": 7, "text": "..."}, "target": "1",
+    ...      "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": " sports"},
+    ...                    "gen_args_1": {"arg_0": "Q", "arg_1": " travel"}},
+    ...      "filtered_resps": [["-2.5", "False"], ["-0.5", "False"]]}
+    >>> lm_eval_rows([s], Path("samples_sib_eng_Latn_2026-01-01T00-00-00.000001.jsonl"))
+    [{'id': '7', 'variant': 'eng_Latn', 'lm_eval_task': 'sib', 'answer': 'travel', 'gold': 'travel', 'choices': '["sports", "travel"]'}]
+    """
+    m = _SAMPLES_NAME.match(path.name)
+    task = m.group("task") if m else path.stem
+    code = _FLORES_IN_NAME.search(task)
+    family = re.sub(r"__+", "_", task.replace(code.group(1), "")).strip("_") if code else task
+    rows = []
+    for n, s in enumerate(samples, 1):
+        where = f"line {n}"
+        if not all(k in s for k in LM_EVAL_SAMPLE_KEYS) or not isinstance(s["doc"], dict):
+            raise SchemaError(f"expected an lm-eval sample with {', '.join(LM_EVAL_SAMPLE_KEYS)} like the lines "
+                              "before it", file=path, record=where)
+        doc, resps = s["doc"], s["filtered_resps"]
+        choices = _choices(s)
+        try:
+            if choices and len(resps) == len(choices):  # multiple_choice: one log-likelihood per choice
+                scores = [_loglikelihood(r) for r in resps]
+                answer = choices[max(range(len(scores)), key=lambda i: (scores[i], -i))]
+            else:  # generate_until: the (filtered) generation
+                answer = str(resps[0] if isinstance(resps, list) and resps else resps)
+        except (TypeError, ValueError, IndexError):
+            raise SchemaError(f"cannot read filtered_resps {str(resps)[:80]!r}", file=path, record=where) from None
+        target = str(s["target"]).strip()
+        if choices and target not in choices and target.isdigit() and int(target) < len(choices):
+            target = choices[int(target)]  # lm-eval logs the target index of a multiple-choice task
+        ident = next((doc[k] for k in ("index_id", "question_id", "id") if doc.get(k) not in (None, "")),
+                     s["doc_id"])
+        variant = next((doc[k] for k in ("language", "dialect") if doc.get(k)),
+                       code.group(1) if code else task)
+        rows.append({"id": str(ident), "variant": str(variant), "lm_eval_task": family or task, "answer": answer,
+                     "gold": target, "choices": json.dumps(choices, ensure_ascii=False)})
+    return rows
 
 
 def _pick(columns, names):
@@ -109,6 +187,9 @@ def normalise(frame: pd.DataFrame, path: str | Path, task: str, *, model: str | 
     out.insert(0, "variant", frame[var_col].astype(str) if var_col else path.name.split(".")[0])
     model_col = _pick(cols, ("model",))
     out.insert(1, "model", frame[model_col].astype(str) if model_col else (model or path.parent.name or "model"))
+    if "lm_eval_task" in cols:  # lm-eval samples: one system per model and task (prompt)
+        out["model"] = out["model"] + "@" + frame["lm_eval_task"].astype(str)
+        out["choices"] = frame["choices"].astype(str)  # the label set, when --labels is not given
     gold_col = _pick(cols, GOLD_COLUMNS[task])
     if gold_col is not None and gold_col != ans_col:
         out["gold"] = frame[gold_col].astype(str).str.strip()
@@ -154,7 +235,8 @@ def score(items: pd.DataFrame, task: str, *, labels: Sequence[str] | None = None
         ``variant, model, id, answer, gold`` (from :func:`normalise`, :func:`attach_gold`).
     task : {"topic", "mc"}
     labels : sequence of str, optional
-        Topic label set; default: the gold labels that occur in ``items``.
+        Topic label set; default: the choices of lm-eval samples, else the gold
+        labels that occur in ``items``.
     lenient : bool
         MC only: Belebele's first-character fallback, counted in ``lenient``.
     """
@@ -164,6 +246,8 @@ def score(items: pd.DataFrame, task: str, *, labels: Sequence[str] | None = None
         raise UsageError("the prediction files carry no gold labels; pass --gold DATASET to look them up by id")
     kinds = FAILURE_KINDS_TOPIC if task == "topic" else FAILURE_KINDS_MC
     if task == "topic":
+        if not labels and "choices" in items.columns:  # lm-eval samples carry the task's choices
+            labels = list(dict.fromkeys(c for cs in items["choices"].dropna() for c in json.loads(cs)))
         labels = tuple(labels) if labels else tuple(sorted(set(items["gold"].str.strip().str.lower())))
         label_set = {x.lower() for x in labels}
         unknown = sorted(set(items["gold"].str.strip().str.lower()) - label_set)

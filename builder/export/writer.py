@@ -5,8 +5,15 @@ Output (written into a staging folder that replaces ``out`` only when complete):
     out/<variant>/<split>.parquet   one config per variant, one file per split
     out/README.md                   dataset card (YAML front matter + prose)
     out/LICENSE, out/ATTRIBUTION.md combined terms; credit per source
+    out/croissant.json              Croissant metadata: files, record sets, license per split (:mod:`.croissant`)
     out/manifest.json               rows, bytes and sha256 of every file; terms per split
     out/lm_eval/                    with lm_eval=True: task YAMLs (see :mod:`.lmeval`)
+
+Columns are typed from :mod:`schemas.features` and the types are stored where
+``datasets`` reads them (the Parquet schema metadata, the card's
+``dataset_info``): topic labels are a ``ClassLabel`` of the curated label list.
+``schema`` (``--schema belebele|sib200``) writes the column, split and config
+names of the published Hub dataset instead (:mod:`.published`).
 
 An unresolved license conflict or an ``unknown`` license stops the export with
 a :class:`LicenseError`, unless the build carries the recipe's written
@@ -25,17 +32,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas.io import check_replaceable, dumps_json, read_text_utf8, sha256_file, staging_dir
-from data_cards.card import CardContext, SplitTerms, references, render_card
+from data_cards.card import CardContext, SplitTerms, card_description, references, render_card
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
 from data_cards.legal import render_attribution, render_license
 from schemas.codes import is_variant_code, validate_variant_code
 from schemas.dataset import LoadedDataset, load_dataset_dir
 from schemas.errors import LicenseError, SchemaError, ToolkitError, UsageError
-from schemas.features import arrow_schema
+from schemas.features import arrow_schema, class_label_names
 from schemas.tables import split_lines
 
 from .audit import Audit, audit_dataset
+from .croissant import croissant
+from .hub import check_hub_repo, dataset_info, feature_text, typed_table
 from .lmeval import write_lm_eval
+from .published import get_schema
 
 _REPORTS = ("qc_report.json", "agreement.json")
 
@@ -111,6 +121,8 @@ def _table(frame: pd.DataFrame, kind: str, license_value: str | None, where: Pat
 
 
 def _labels(audit: Audit) -> list[str]:
+    """The curated label list: ``labels.txt`` beside the splits, an earlier export's ClassLabel names, else
+    the labels seen, sorted."""
     ds = audit.dataset
     if ds.kind != "topic":
         return []
@@ -118,6 +130,10 @@ def _labels(audit: Audit) -> list[str]:
         lf = path.parent / "labels.txt"
         if lf.is_file():
             return [x.strip() for x in split_lines(read_text_utf8(lf)) if x.strip()]
+        if path.suffix == ".parquet":  # an earlier export: the ClassLabel names, in their order
+            names = class_label_names(pq.read_schema(path)).get("category")
+            if names:
+                return names
     cats = set()
     for splits in ds.tables.values():
         for frame in splits.values():
@@ -171,7 +187,9 @@ def _check_target(built: Path, out: Path) -> None:
 
 def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None = None,
                    source: str | None = None, name: str | None = None, pretty_name: str | None = None,
-                   lm_eval_data_root: str | None = None) -> ExportResult:
+                   lm_eval_data_root: str | None = None, schema: str | None = None,
+                   hub_repo: str | None = None, card_reports: dict | None = None,
+                   gate_failing_allowed: bool = False) -> ExportResult:
     """Export the dataset folder ``built`` to ``out`` (see the module docstring).
 
     Parameters
@@ -190,15 +208,31 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
         Config-safe name (task prefix) and display name; default: the manifest's
         ``name`` or the input folder's name.
     lm_eval_data_root : str, optional
-        Folder the task YAMLs point at instead of ``out`` (where the export will live).
+        Folder (or ``hf://`` root) the task YAMLs point at; default: paths
+        relative to the task files, which work wherever ``out`` is moved.
+    schema : {"ours", "belebele", "sib200"}, optional
+        Column, split and config names: ours (default) or the published Hub
+        dataset's (:mod:`.published`).
+    hub_repo : str, optional
+        ``ORG/NAME`` the export will be published as: the tasks read it from
+        the Hub (``dataset_path``/``dataset_name``), ``croissant.json`` links it.
+    card_reports : dict, optional
+        The parsed reports for the card by kind (``agreement``, ``qc``, ``baselines``), instead of the
+        ``agreement.json`` and ``qc_report.json`` beside the data (``builder release`` passes them).
+    gate_failing_allowed : bool
+        The qc gate failed and the release was exported anyway; the card says so.
     """
     built, out = Path(built), Path(out)
     _check_target(built, out)
+    check_hub_repo(hub_repo)
+    if hub_repo and lm_eval_data_root:
+        raise UsageError("--hub-repo and --lm-eval-data-root both say where the tasks read the data; give one")
     check_replaceable(out, is_export, "export")  # before the work: a foreign or unwritable folder
     if name is not None:
         check_name(name)
     loaded = load_dataset_dir(built)
     check_config_names(loaded)
+    published = get_schema(schema, loaded.kind, loaded.variants)
     audit = audit_dataset(built, license_id=license_id, source=source, loaded=loaded)
     blocking = audit.blocking()
     if blocking:
@@ -214,8 +248,12 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
     name = slug(name or manifest.get("name") or manifest.get("recipe") or built.resolve().name)
     pretty = pretty_name or manifest.get("pretty_name") or name
     reports = _reports(ds.root)
+    if card_reports is not None:  # builder release: the reports of its own stages
+        reports = {"agreement.json": card_reports.get("agreement"), "qc_report.json": card_reports.get("qc"),
+                   "baselines": card_reports.get("baselines")}
     terms_by_split = {(s.variant, s.split): s.terms for s in audit.splits}
-    data_root = lm_eval_data_root or str(out.resolve())
+    labels = _labels(audit)
+    class_labels = labels if ds.kind == "topic" and published.class_labels else None
 
     # no .builder.json: the manifest lists every file of an export, and says what wrote it (is_export)
     with staging_dir(out, marker=is_export, what="export", mark=False) as stage:
@@ -223,49 +261,73 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
         card_files: dict[str, dict[str, str]] = {}
         sizes: dict[str, dict[str, int]] = {}
         columns: list[tuple[str, str]] = []
+        features: dict = {}
+        infos: list[dict] = []
+        split_terms = []
         for variant in ds.variants:
             (stage / variant).mkdir()
+            arrow_sizes: dict[str, tuple[int, int]] = {}
             for split in ds.splits(variant):
                 terms = terms_by_split[(variant, split)]
+                where = ds.files[(variant, split)]
                 table = _table(ds.tables[variant][split], ds.kind, terms.licenses[0] if terms.licenses else None,
-                               ds.files[(variant, split)])
-                rel = f"{variant}/{split}.parquet"
+                               where)
+                table, feats = typed_table(published.apply(table), ds.kind, class_labels, where,
+                                           record_types=published.name == "ours")
+                out_split = published.split_name(split)
+                rel = f"{variant}/{out_split}.parquet"
                 pq.write_table(table, stage / rel, compression="zstd", use_dictionary=True, write_statistics=True)
-                files[rel] = {"rows": table.num_rows}
-                card_files.setdefault(variant, {})[split] = rel
-                sizes.setdefault(variant, {})[split] = table.num_rows
+                files[rel] = {"rows": table.num_rows, "bytes": (stage / rel).stat().st_size,
+                              "sha256": sha256_file(stage / rel)}
+                card_files.setdefault(variant, {})[out_split] = rel
+                sizes.setdefault(variant, {})[out_split] = table.num_rows
+                arrow_sizes[out_split] = (table.nbytes, table.num_rows)
+                split_terms.append((variant, out_split, terms))
+                features.setdefault(variant, feats)
                 if not columns:
-                    columns = [(f.name, str(f.type)) for f in table.schema]
+                    columns = [(n, feature_text(f)) for n, f in feats.items()]
+            infos.append(dataset_info(variant, features[variant], arrow_sizes))
         overall = audit.overall
         ctx = CardContext(
             name=name, pretty_name=pretty, kind=ds.kind, sizes=sizes, files=card_files, columns=columns,
-            splits=[SplitTerms(s.variant, s.split, s.terms) for s in audit.splits], overall=overall,
+            splits=[SplitTerms(v, s, t) for v, s, t in split_terms], overall=overall,
             override=audit.override, description=build_info.get("description"), manifest=build_info,
-            variant_info={v: info.to_dict() for v, info in audit.variant_info.items()}, labels=_labels(audit),
+            variant_info={v: info.to_dict() for v, info in audit.variant_info.items()}, labels=labels,
             agreement=reports["agreement.json"],
-            qc=reports["qc_report.json"], references=_references(audit, build_info))
+            qc=reports["qc_report.json"], references=_references(audit, build_info), dataset_info=infos,
+            baselines=reports.get("baselines"), gate_failing_allowed=gate_failing_allowed)
         card = render_card(ctx)
         check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")
+        refs = [ctx.references[s.name] for s in overall.sources if s.name in ctx.references]
         texts = {"README.md": card, "LICENSE": render_license(pretty, overall, audit.override),
-                 "ATTRIBUTION.md": render_attribution(name, overall, ctx.references)}
+                 "ATTRIBUTION.md": render_attribution(name, overall, ctx.references),
+                 "croissant.json": croissant(
+                     name=name, pretty_name=pretty, description=card_description(ctx), files=files,
+                     split_files=card_files, features=features, splits=split_terms,
+                     cite_as="\n".join(dict.fromkeys(refs)) or None,
+                     url=f"https://huggingface.co/datasets/{hub_repo}" if hub_repo else None, labels=class_labels,
+                     version=str(build_info.get("version") or "1.0.0"))}
         for rel, text in texts.items():
             (stage / rel).write_text(text, encoding="utf-8", newline="\n")
             files[rel] = {}
         tasks: list[str] = []
         if lm_eval:
             written, tasks = write_lm_eval(stage / "lm_eval", name=name, kind=ds.kind, files=card_files,
-                                           data_root=data_root, labels=ctx.labels)
+                                           data_root=lm_eval_data_root, labels=labels, hub_repo=hub_repo,
+                                           schema=published.name)
             files.update({f"lm_eval/{f}": {} for f in written})
         for rel, entry in files.items():
-            p = stage / rel
-            entry.update(bytes=p.stat().st_size, sha256=sha256_file(p))
+            if "sha256" not in entry:
+                p = stage / rel
+                entry.update(bytes=p.stat().st_size, sha256=sha256_file(p))
         out_manifest = {
             "name": name, "pretty_name": pretty, "kind": ds.kind,
             "generator": f"mc-dataset-builder {_version()}",
+            "schema": published.name,
             "files": files,
             "variants": sizes,
             "terms": overall.to_dict(),
-            "splits": [s.to_dict() for s in audit.splits],
+            "splits": [dict(s.to_dict(), split=published.split_name(s.split)) for s in audit.splits],
             "license_override": None if audit.override is None else audit.override.to_dict(),
             "lm_eval_tasks": tasks,
             "build": {k: build_info[k] for k in ("seed", "counts", "dropped", "sources", "description")

@@ -45,6 +45,7 @@ class CommandRunner:
         """``builder ARGS`` in this process; its standard output goes to stderr (the release's stdout is
         its own summary line), its errors and interruptions are one line as usual."""
         import contextlib
+        import io
         import sys
 
         from builder.cli.main import cli
@@ -57,7 +58,8 @@ class CommandRunner:
             args = [a[len(prefix):] if a.startswith(prefix) else a for a in args]
             os.chdir(self.root)
         try:
-            with contextlib.redirect_stdout(sys.stderr):
+            # a stage's summary goes to stderr; with -q it is dropped (the release prints its own line)
+            with contextlib.redirect_stdout(io.StringIO() if self.quiet else sys.stderr):
                 code = cli.main(args=head + args, prog_name="builder", standalone_mode=False)
         finally:
             os.chdir(here)

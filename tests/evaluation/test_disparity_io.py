@@ -119,3 +119,60 @@ def test_json_wrappers_and_non_objects(tmp_path):
     p.write_text('[{"model": "m", "language": "en", "task": "t", "score": true}]')
     with pytest.raises(SchemaError, match="expected a finite number, found True"):
         read_records(p)
+
+
+# --- lm-evaluation-harness results files (tests/data/export/lm-eval-output, real lm-eval 0.4.13 output) ---
+
+LM_EVAL_OUT = Path(__file__).parents[1] / "data" / "export" / "lm-eval-output"
+
+
+def test_lm_eval_results_file_gives_one_record_per_task_and_metric():
+    import json
+
+    from builder.evaluation.disparity_io import read_many
+
+    (path,) = LM_EVAL_OUT.glob("dummy-a/results_*.json")
+    t = read_records(path).table
+    data = json.loads(path.read_text(encoding="utf-8"))
+    expected = {(task, key.split(",")[0]): value for task, r in data["results"].items() for key, value in r.items()
+                if "," in key and "_stderr" not in key}
+    assert len(t) == len(expected) == 8  # acc, acc_norm of 3 tasks; acc, f1 of AfroBench's
+    assert set(t["model"]) == {"dummy-a"}  # pretrained= of model_args
+    got = {(r.dataset, r.language, r.metric): r.score for r in t.itertuples()}
+    assert got[("sib", "hau_Latn", "acc")] == expected[("sib_hau_Latn", "acc")]
+    assert got[("afrobench_sib_prompt_1", "eng_Latn", "f1")] == expected[("afrobench_sib_prompt_1_eng_Latn", "f1")]
+    assert got[("belebele_local", "eng_Latn", "acc_norm")] == expected[("belebele_eng_Latn_local", "acc_norm")]
+    assert set(t["task"]) >= {"sib_acc", "sib_acc_norm"}  # dataset_metric, as the paper's code builds it
+    both = read_many(sorted(LM_EVAL_OUT.glob("*/results_*.json")))
+    assert sorted(set(both.table["model"])) == ["dummy-a", "dummy-b"] and len(both.table) == 8 + 6
+
+
+def test_lm_eval_results_language_and_duplicates(tmp_path):
+    import json
+
+    from builder.evaluation.disparity_io import read_many
+
+    (path,) = LM_EVAL_OUT.glob("dummy-b/results_*.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["results"]["hellaswag"] = {"alias": "hellaswag", "acc,none": 0.3}
+    data["configs"]["hellaswag"] = {"dataset_name": None}
+    odd = tmp_path / "results_odd.json"
+    odd.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SchemaError, match=r"results_odd.json, results.hellaswag: cannot tell the language "
+                                          r"of lm-eval task 'hellaswag'"):
+        read_records(odd)
+    with pytest.raises(SchemaError, match=r"duplicate record for model 'dummy-b', language 'eng_Latn'"):
+        read_many([path, path])
+
+
+def test_disparity_command_reads_lm_eval_results_of_two_models(tmp_path):
+    from click.testing import CliRunner
+
+    from builder.cli.main import cli
+
+    files = sorted(LM_EVAL_OUT.glob("*/results_*.json"))
+    res = CliRunner().invoke(cli, ["disparity", *map(str, files), "--out", str(tmp_path / "d")])
+    assert res.exit_code == 0, res.output
+    assert "14 records: 2 models, 2 languages, 6 tasks" in res.output
+    records = pd.read_csv(tmp_path / "d" / "records.csv")
+    assert set(records["model"]) == {"dummy-a", "dummy-b"}

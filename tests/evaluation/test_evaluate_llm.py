@@ -117,3 +117,62 @@ def test_console_script_scores_answers(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "| eng_Latn | gpt-4 | 204 | 80.4 |" in proc.stdout
     assert (tmp_path / "results.csv").exists() and (tmp_path / "items.jsonl").exists()
+
+
+# --- lm-evaluation-harness --log_samples files (tests/data/export/lm-eval-output, real lm-eval 0.4.13 output) ---
+
+LM_EVAL_OUT = DATA / "export" / "lm-eval-output"
+
+
+def _lm_eval_acc() -> dict[tuple[str, str], float]:
+    """``(model, task) -> acc`` from lm-eval's own results files (the independent figure)."""
+    out = {}
+    for path in LM_EVAL_OUT.glob("*/results_*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out.update({(path.parent.name, task): r["acc,none"] for task, r in data["results"].items()})
+    return out
+
+
+def test_lm_eval_samples_score_as_lm_eval_counts_acc(tmp_path):
+    files = sorted(LM_EVAL_OUT.glob("*/samples_*sib*.jsonl"))
+    result = _invoke("evaluate", "predictions", *files, "--task", "topic", "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    rows = {(r["model"], r["variant"]): r for r in _csv(tmp_path / "results.csv")}
+    assert len(rows) == 6 and all(r["n"] == "5" and r["parse_failures"] == "0" for r in rows.values())
+    acc = _lm_eval_acc()
+    # the highest log-likelihood choice is what lm-eval's acc counts: the same accuracy, task by task
+    for (model, variant), r in rows.items():
+        who, family = model.split("@")
+        assert float(r["accuracy"]) == pytest.approx(acc[(who, f"{family}_{variant}")]), (model, variant)
+    items = [json.loads(x) for x in (tmp_path / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    line = json.loads((sorted(LM_EVAL_OUT.glob("dummy-a/samples_sib_eng_Latn_*.jsonl"))[0])
+                      .read_text(encoding="utf-8").splitlines()[0])
+    first = next(i for i in items if i["model"] == "dummy-a@sib" and i["id"] == str(line["doc"]["index_id"]))
+    labels = (DATA / "sib200" / "annotated" / "eng_Latn" / "labels.txt").read_text(encoding="utf-8").split()
+    # the ClassLabel target is logged as an index; the gold is the label it points at
+    assert line["target"] == str(labels.index(first["gold"]))
+
+
+def test_lm_eval_belebele_samples_give_letters(tmp_path):
+    (path,) = LM_EVAL_OUT.glob("dummy-a/samples_belebele_eng_Latn_local_*.jsonl")
+    result = _invoke("evaluate", "predictions", path, "--task", "mc", "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    (row,) = _csv(tmp_path / "results.csv")
+    assert (row["variant"], row["model"], row["n"]) == ("eng_Latn", "dummy-a@belebele_local", "5")
+    assert float(row["accuracy"]) == pytest.approx(_lm_eval_acc()[("dummy-a", "belebele_eng_Latn_local")])
+    samples = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    items = {i["id"]: i for i in map(json.loads, (tmp_path / "items.jsonl").read_text().splitlines())}
+    for s in samples:  # gold = Belebele's correct_answer_num as a letter; the id is our question_id
+        assert items[s["doc"]["question_id"]]["gold"] == "ABCD"[int(s["doc"]["correct_answer_num"]) - 1]
+
+
+def test_malformed_lm_eval_sample_names_the_line(tmp_path):
+    (path,) = LM_EVAL_OUT.glob("dummy-a/samples_sib_eng_Latn_*.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    bad = json.loads(lines[1])
+    bad["filtered_resps"] = [["not a number", "False"]] * len(bad["filtered_resps"])
+    broken = tmp_path / path.name
+    broken.write_text("\n".join([lines[0], json.dumps(bad)]) + "\n", encoding="utf-8")
+    result = _invoke("evaluate", "predictions", broken, "--task", "topic", "--out", tmp_path / "out")
+    assert result.exit_code == 1
+    assert f"{broken}, line 2: cannot read filtered_resps" in result.output and "Traceback" not in result.output

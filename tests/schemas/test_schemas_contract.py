@@ -19,7 +19,7 @@ from schemas import SchemaError
 from schemas.dataset import load_dataset_dir
 from schemas.splits import SPLIT_ORDER, order_splits
 from schemas.errors import LicenseError, RecipeError
-from schemas.features import arrow_schema
+from schemas.features import arrow_schema, class_label_names
 from schemas.licensing import LicenseOverride
 from schemas.records import MC_COLUMNS, TOPIC_COLUMNS
 from schemas.variant import VARIANT_JSON, VariantInfo
@@ -150,4 +150,8 @@ def test_both_writers_use_the_record_schema(tmp_path):
     record = arrow_schema("topic")
     assert topic.names == ["index_id", "category", "text", "license"]  # record order, the columns it has
     assert topic.names == [c for c in TOPIC_COLUMNS if c in topic.names]
-    assert all(topic.field(n).type == record.field(n).type for n in topic.names)
+    # the label is a ClassLabel (issue 15): its index is stored, the names are in the schema metadata
+    assert all(topic.field(n).type == record.field(n).type for n in topic.names if n != "category")
+    assert str(topic.field("category").type) == "int64"
+    assert class_label_names(pq.read_schema(tmp_path / "sib" / "hin_Deva" / "train.parquet"))["category"][0] \
+        == "science/technology"

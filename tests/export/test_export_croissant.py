@@ -1,0 +1,95 @@
+"""``croissant.json``: valid under mlcroissant, its records read back, the license of every split stated.
+
+mlcroissant is in the ``test`` extra: a missing one is an import error here,
+never a skip.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import mlcroissant as mlc
+import pandas as pd
+import pytest
+
+from builder.export import export_dataset
+
+TESTS = Path(__file__).parents[1]
+EXPORT_DATA = TESTS / "data" / "export"
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("croissant")
+    export_dataset(EXPORT_DATA / "sib_small", root / "sib", name="sib_sample")
+    export_dataset(EXPORT_DATA / "mc_small", root / "mc", schema="belebele", hub_repo="my-org/belebele-train")
+    return {"sib": root / "sib", "mc": root / "mc"}
+
+
+def _dataset(path: Path, caplog) -> mlc.Dataset:
+    with caplog.at_level(logging.WARNING):
+        ds = mlc.Dataset(jsonld=path / "croissant.json")  # raises on any validation error
+    warnings = [line.strip() for r in caplog.records if "warning" in r.getMessage().lower()
+                for line in r.getMessage().splitlines()[1:]]
+    # the one warning: no datePublished, left out on purpose (the same input gives the same bytes)
+    assert len(warnings) == 1 and 'Property "https://schema.org/datePublished" is recommended' in warnings[0], \
+        warnings
+    return ds
+
+
+@pytest.mark.parametrize("which", ["sib", "mc"])
+def test_croissant_is_valid_and_its_records_match_the_parquet_files(exports, which, caplog):
+    out = exports[which]
+    ds = _dataset(out, caplog)
+    configs = [p.name for p in sorted(out.iterdir()) if p.is_dir() and p.name != "lm_eval"]
+    ids = [r.id for r in ds.metadata.record_sets]
+    assert [i for i in ids if i != "labels"] == configs
+    for config in configs:
+        records = list(ds.records(config))
+        files = sorted((out / config).glob("*.parquet"))
+        assert len(records) == sum(len(pd.read_parquet(f)) for f in files)
+        by_split = {}
+        for r in records:
+            split = r[f"{config}/split"].decode()
+            by_split[split] = by_split.get(split, 0) + 1
+        assert by_split == {f.stem: len(pd.read_parquet(f)) for f in files}
+
+
+def test_class_label_references_the_labels_record_set(exports, caplog):
+    ds = _dataset(exports["sib"], caplog)
+    doc = json.loads((exports["sib"] / "croissant.json").read_text(encoding="utf-8"))
+    labels = (EXPORT_DATA / "sib_small" / "hin_Deva" / "labels.txt").read_text(encoding="utf-8").split()
+    (label_set,) = [r for r in doc["recordSet"] if r["@id"] == "labels"]
+    assert [d["labels/name"] for d in label_set["data"]] == labels
+    field = next(f for r in doc["recordSet"] if r["@id"] == "hin_Deva" for f in r["field"]
+                 if f["name"] == "category")
+    assert field["references"] == {"field": {"@id": "labels/index"}}
+    record = next(iter(ds.records("hin_Deva")))
+    first = pd.read_parquet(exports["sib"] / "hin_Deva" / "dev.parquet").iloc[0]  # dev sorts first: d < te < tr
+    assert labels[record["hin_Deva/category"]] == labels[first.category]
+
+
+def test_every_split_states_its_license_and_every_file_its_sha256(exports):
+    doc = json.loads((exports["mc"] / "croissant.json").read_text(encoding="utf-8"))
+    manifest = json.loads((exports["mc"] / "manifest.json").read_text(encoding="utf-8"))
+    covered = [s for lic in doc["license"] for s in lic["description"].removeprefix("Applies to the splits ")
+               .rstrip(".").split(", ")]
+    assert sorted(covered) == sorted(f"{s['variant']}/{s['split']}" for s in manifest["splits"])
+    assert {lic["name"] for lic in doc["license"]} == {s["terms"] for s in manifest["splits"]}
+    files = [d for d in doc["distribution"] if d["@type"] == "cr:FileObject"]
+    for f in files:
+        data = (exports["mc"] / f["contentUrl"]).read_bytes()
+        assert f["sha256"] == hashlib.sha256(data).hexdigest() and f["contentSize"] == f"{len(data)} B"
+    assert doc["url"] == "https://huggingface.co/datasets/my-org/belebele-train"
+    sib = json.loads((exports["sib"] / "croissant.json").read_text(encoding="utf-8"))
+    (lic,) = sib["license"]
+    assert (lic["name"], lic["url"]) == ("CC-BY-SA-4.0", "https://creativecommons.org/licenses/by-sa/4.0/")
+
+
+def test_croissant_is_deterministic(exports, tmp_path):
+    shutil.copytree(EXPORT_DATA / "sib_small", tmp_path / "in")
+    export_dataset(tmp_path / "in", tmp_path / "again", name="sib_sample")
+    assert (tmp_path / "again" / "croissant.json").read_bytes() == (exports["sib"] / "croissant.json").read_bytes()
