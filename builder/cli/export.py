@@ -1,13 +1,14 @@
 """``builder licenses`` (license audit per split) and ``builder export``."""
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import click
 
 from schemas.errors import GateFailed, GateInputError, ToolkitError
 
-from .common import AppContext, OutputFolder, pass_app
+from .common import AppContext, OutputFolder, backend_option, jobs_option, pass_app, stage_progress
 
 USES = ("commercial", "research")
 
@@ -76,6 +77,19 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
         app.info(f"all {len(rows)} split(s) allow {intended_use} use")
 
 
+def _progress(app: AppContext, stack: contextlib.ExitStack):
+    """The export's ``progress(variant, done, total)``: :func:`stage_progress`, opened at the first call
+    (the number of variants is known once the dataset is read)."""
+    state: dict = {}
+
+    def report(label, done, total):
+        if "cb" not in state:
+            state["cb"] = stack.enter_context(stage_progress(app, "export", total, "variants written"))
+        if state["cb"] is not None:
+            state["cb"](label, done, total)
+    return report
+
+
 @click.command()
 @click.argument("built", type=click.Path(path_type=Path))
 @click.option("--out", required=True, type=OutputFolder(),
@@ -95,10 +109,12 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
 @click.option("--hub-repo", metavar="ORG/NAME",
               help="Hub dataset the export will be published as: the lm-eval tasks read it from there "
                    "(dataset_path/dataset_name) and croissant.json links it.")
+@jobs_option
+@backend_option
 @pass_app
 def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: str | None, source: str | None,
            name: str | None, pretty_name: str | None, lm_eval_data_root: str | None, schema: str,
-           hub_repo: str | None):
+           hub_repo: str | None, jobs: int, backend: str, address: str | None):
     """Export BUILT as a Hugging Face dataset folder with card, Croissant metadata, licenses and manifest.
 
     One config per variant (OUT/<variant>/<split>.parquet), loadable with
@@ -108,9 +124,11 @@ def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: s
     """
     from builder.export.writer import export_dataset
 
-    res = export_dataset(built, out, lm_eval=lm_eval, license_id=license_id, source=source, name=name,
-                         pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root, schema=schema,
-                         hub_repo=hub_repo)
+    with contextlib.ExitStack() as stack:
+        res = export_dataset(built, out, lm_eval=lm_eval, license_id=license_id, source=source, name=name,
+                             pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root, schema=schema,
+                             hub_repo=hub_repo, jobs=jobs, backend=backend, address=address,
+                             progress=_progress(app, stack))
     tasks = f", {len(res.lm_eval_tasks)} lm-eval task(s)" if lm_eval else ""
     click.echo(f"exported {len(res.variants)} variant(s), {len(res.files)} file(s){tasks} to {res.out} "
                f"(terms: {res.terms})")

@@ -21,6 +21,7 @@ override. Re-exporting the same input gives byte-identical files.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from data_cards.legal import render_attribution, render_license
 from schemas.codes import is_variant_code, validate_variant_code
 from schemas.dataset import LoadedDataset, load_dataset_dir
 from schemas.errors import LicenseError, SchemaError, ToolkitError, UsageError
+from schemas.fanout import fan_out
 from schemas.features import arrow_schema, class_label_names
 from schemas.tables import split_lines
 
@@ -189,7 +191,8 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
                    source: str | None = None, name: str | None = None, pretty_name: str | None = None,
                    lm_eval_data_root: str | None = None, schema: str | None = None,
                    hub_repo: str | None = None, card_reports: dict | None = None,
-                   gate_failing_allowed: bool = False) -> ExportResult:
+                   gate_failing_allowed: bool = False, jobs: int = 1, backend: str = "local",
+                   address: str | None = None, progress=None) -> ExportResult:
     """Export the dataset folder ``built`` to ``out`` (see the module docstring).
 
     Parameters
@@ -221,6 +224,11 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
         ``agreement.json`` and ``qc_report.json`` beside the data (``builder release`` passes them).
     gate_failing_allowed : bool
         The qc gate failed and the release was exported anyway; the card says so.
+    jobs, backend, address
+        Where the variants' Parquet files are made (:func:`schemas.fanout.fan_out`); the bytes do
+        not depend on it.
+    progress : callable, optional
+        ``progress(variant, done, total)`` as each variant's files are made.
     """
     built, out = Path(built), Path(out)
     _check_target(built, out)
@@ -264,24 +272,22 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
         features: dict = {}
         infos: list[dict] = []
         split_terms = []
-        for variant in ds.variants:
+        shared = (ds, {k: (t.licenses[0] if t.licenses else None) for k, t in terms_by_split.items()},
+                  class_labels, published)
+        made = fan_out(_variant_files, ds.variants, shared=shared, jobs=jobs, backend=backend, address=address,
+                       progress=progress, labels=ds.variants,
+                       prepare=lambda v: (v, {s: ds.tables[v][s] for s in ds.splits(v)}))
+        for variant, parts in zip(ds.variants, made):
             (stage / variant).mkdir()
             arrow_sizes: dict[str, tuple[int, int]] = {}
-            for split in ds.splits(variant):
+            for split, out_split, data, num_rows, nbytes, feats in parts:
                 terms = terms_by_split[(variant, split)]
-                where = ds.files[(variant, split)]
-                table = _table(ds.tables[variant][split], ds.kind, terms.licenses[0] if terms.licenses else None,
-                               where)
-                table, feats = typed_table(published.apply(table), ds.kind, class_labels, where,
-                                           record_types=published.name == "ours")
-                out_split = published.split_name(split)
                 rel = f"{variant}/{out_split}.parquet"
-                pq.write_table(table, stage / rel, compression="zstd", use_dictionary=True, write_statistics=True)
-                files[rel] = {"rows": table.num_rows, "bytes": (stage / rel).stat().st_size,
-                              "sha256": sha256_file(stage / rel)}
+                (stage / rel).write_bytes(data)
+                files[rel] = {"rows": num_rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
                 card_files.setdefault(variant, {})[out_split] = rel
-                sizes.setdefault(variant, {})[out_split] = table.num_rows
-                arrow_sizes[out_split] = (table.nbytes, table.num_rows)
+                sizes.setdefault(variant, {})[out_split] = num_rows
+                arrow_sizes[out_split] = (nbytes, num_rows)
                 split_terms.append((variant, out_split, terms))
                 features.setdefault(variant, feats)
                 if not columns:
@@ -335,6 +341,29 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
         }
         (stage / "manifest.json").write_text(dumps_json(out_manifest), encoding="utf-8", newline="\n")
     return ExportResult(out=out, variants=ds.variants, files=files, terms=overall.terms, lm_eval_tasks=tasks)
+
+
+def _variant_files(shared, task) -> list[tuple]:
+    """A worker's part of the export: one variant's Parquet files, as bytes (no shared filesystem needed).
+
+    ``task`` is the variant's name (its tables are read from the shared dataset) or, sent by the Ray
+    backend, ``(name, {split: frame})``. Returns ``(split, published split, bytes, rows, Arrow bytes,
+    features)`` per split.
+    """
+    ds, licenses, class_labels, published = shared
+    variant, frames = task if isinstance(task, tuple) else (task, None)
+    out = []
+    for split in ds.splits(variant):
+        where = ds.files[(variant, split)]
+        frame = frames[split] if frames is not None else ds.tables[variant][split]
+        table = _table(frame, ds.kind, licenses[(variant, split)], where)
+        table, feats = typed_table(published.apply(table), ds.kind, class_labels, where,
+                                   record_types=published.name == "ours")
+        buf = pa.BufferOutputStream()
+        pq.write_table(table, buf, compression="zstd", use_dictionary=True, write_statistics=True)
+        out.append((split, published.split_name(split), buf.getvalue().to_pybytes(), table.num_rows, table.nbytes,
+                    feats))
+    return out
 
 
 def _version() -> str:

@@ -111,7 +111,7 @@ def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = Fal
     _gate(plan, run, where)
     _licenses(plan)
     _baselines(plan, run, where)
-    _export(plan, allow_failing_gate)
+    _export(plan, allow_failing_gate, jobs=jobs, backend=backend, address=address)
     return plan
 
 
@@ -280,7 +280,7 @@ def _baselines(plan: Plan, run, where: list[str]) -> None:
                run.command(args))
 
 
-def _export(plan: Plan, allow_failing_gate: bool) -> None:
+def _export(plan: Plan, allow_failing_gate: bool, **where) -> None:
     r = plan.recipe
     reports = {"agreement": plan.agreement,
                "qc": None if plan.qc is None else plan.qc.output / "qc_report.json",
@@ -291,4 +291,4 @@ def _export(plan: Plan, allow_failing_gate: bool) -> None:
                "license": r.export.get("license", r.license), "citation": r.citation,
                "qc": r.qc.get("enabled", True), "allow_failing_gate": allow_failing_gate}
     plan.export = plan.root / "export"
-    plan.stage("export", inputs, options, steps.export(plan.dataset, reports, options), output=plan.export)
+    plan.stage("export", inputs, options, steps.export(plan.dataset, reports, options, **where), output=plan.export)

@@ -214,7 +214,8 @@ def license_audit(dataset: Path, license_id: str | None) -> Callable[[Path], int
     return action
 
 
-def export(dataset: Path, reports: dict[str, Path | None], options: dict) -> Callable[[Path], int]:
+def export(dataset: Path, reports: dict[str, Path | None], options: dict, *, jobs: int = 1, backend: str = "local",
+           address: str | None = None, progress=None) -> Callable[[Path], int]:
     """The export with the release's reports on its card (gate verdict, agreement, baseline scores)."""
     def action(output: Path) -> int:
         import json
@@ -225,7 +226,7 @@ def export(dataset: Path, reports: dict[str, Path | None], options: dict) -> Cal
                   for k, p in reports.items()}
         export_dataset(dataset, output, lm_eval=options["lm_eval"], license_id=options["license"],
                        name=options["name"], pretty_name=options["pretty_name"],
-                       card_reports=loaded,
+                       card_reports=loaded, jobs=jobs, backend=backend, address=address, progress=progress,
                        gate_failing_allowed=options["allow_failing_gate"] and (loaded.get("qc") or {}).get("passed") is False)
         return 0
     return action

@@ -4,7 +4,7 @@ Local backend: in process (``jobs=1``), forked workers, and the pickled path
 used where fork is missing. Ray backend: one local cluster of 2 CPUs for the
 module (a cluster takes seconds to start), started by a fan-out that starts
 its own cluster and then kept open for the other Ray tests: ``fan_out``
-directly, and ``builder qc`` and ``builder evaluate baselines`` run through
+directly, and ``builder qc``, ``builder evaluate baselines`` and ``builder export`` run through
 click's CliRunner with ``--backend ray``, every output byte compared with the
 local backend's (the inputs of tests/qc/test_qc_backend.py and
 tests/evaluation/test_evaluate_backend.py, which test the local backend). The Ray tests are marked ``ray``;
@@ -278,3 +278,21 @@ def test_ray_evaluate_baselines_writes_every_byte_the_local_backend_writes(ray_r
     assert files(tmp_path / "ray") == files(tmp_path / "local")
     assert remote.stdout == local.stdout  # the Markdown table
     assert "baseline runs done" in remote.stderr
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("kind", ["mc", "topic"])
+def test_ray_export_writes_every_byte_the_local_backend_writes(ray_runs, tmp_path, kind):
+    data = {"topic": evaluation_datasets(tmp_path / "data")["topic"][0], "mc": DATA / "qc" / "pivot"}[kind]
+    outs = {}
+    for name, options in {"local": ["-j", "1"], "ray": ["--backend", "ray", "-j", "2"]}.items():
+        result = CliRunner().invoke(cli, ["export", str(data), "--out", str(tmp_path / name), "--lm-eval",
+                                          "--license", "CC-BY-SA-4.0", "--name", "fanout", *options])
+        assert result.exit_code == 0, result.output
+        outs[name] = result
+    assert _tree(tmp_path / "ray") == _tree(tmp_path / "local")
+    assert "variants written" in outs["ray"].stderr
