@@ -12,6 +12,7 @@ interrupted and one that was killed at any point and run again.
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,72 @@ def first_forced(plan: Plan, name: str | None) -> int | None:
     raise UsageError(f"--from {name}: no such stage; stages: {', '.join(s.name for s in plan.stages)}")
 
 
+def batches(stages) -> list[list]:
+    """Consecutive stages grouped to run together: per-variant stages (``parallel``) that do not read each
+    other's outputs share a batch; every other stage is a batch of its own."""
+    out: list[list] = []
+    for st in stages:
+        cur = out[-1] if out else None
+        if (cur is not None and st.parallel and all(s.parallel for s in cur)
+                and not any(_reads(st, s) for s in cur)):
+            cur.append(st)
+        else:
+            out.append([st])
+    return out
+
+
+def _reads(stage, other) -> bool:
+    """Whether ``stage`` reads what ``other`` writes."""
+    made = Path(os.path.abspath(other.output))
+    return any(Path(os.path.abspath(p)) == made or made in Path(os.path.abspath(p)).parents
+               for p in stage.inputs.values())
+
+
+def _gate_verdict(plan: Plan, st, code: int, result: RunResult) -> None:
+    if st is plan.qc:
+        result.gate_passed = code == 0
+
+
+def _run(plan: Plan, todo: list, recorder: Recorder, result: RunResult, index: dict, say) -> None:
+    """Run the stages of one batch (several at once through the fan-out), record each that completed,
+    then stop at the first that did not."""
+    from schemas.fanout import fan_out
+
+    total = len(plan.stages)
+    expected = [recorder.expected(st) for st in todo]
+    start = time.perf_counter()
+    for st in todo:
+        say(f"release: [{index[id(st)] + 1}/{total}] {st.describe} ...")
+    if len(todo) == 1:
+        codes = [todo[0].action(todo[0].output)]
+    else:
+        where = plan.where
+        codes = fan_out(_run_stage, list(range(len(todo))), shared=todo, jobs=where["jobs"],
+                        backend=where["backend"], address=where["address"], labels=[st.name for st in todo])
+    seconds = round((time.perf_counter() - start) / len(todo), 3)
+    stopped = None
+    for st, code, want in zip(todo, codes, expected):
+        if code not in st.accept:
+            stopped = stopped or StageStopped(st.name, code)
+            continue
+        recorder.write(st, code, want)
+        result.stages.append((st.name, "ran", seconds))
+        say(f"release: [{index[id(st)] + 1}/{total}] {st.describe}: done in "
+            f"{seconds:.1f} s{'' if len(todo) == 1 else f' (1 of {len(todo)} run together)'}")
+        _gate_verdict(plan, st, code, result)
+    if stopped is not None:
+        raise stopped
+
+
+def _run_stage(stages, i: int) -> int:
+    """A worker's part of a batch: run stage ``i``. Ctrl-C is the driver's to handle (it stops the
+    workers), so a worker does not print its own interruption line."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return stages[i].action(stages[i].output)
+
+
 def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate: bool = False,
                 say: Callable[[str], None] = print) -> RunResult:
     """Run (or skip) every stage of ``plan``; stop before the export when the gate fails unless allowed.
@@ -86,34 +153,31 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
     forced_from = first_forced(plan, from_stage)
     result = RunResult()
     total = len(plan.stages)
-    for i, st in enumerate(plan.stages):
-        fault_point(f"stage-started:{st.name}")
-        if st.name == "export" and result.gate_passed is False and not allow_failing_gate:
-            result.stopped_at_gate = True
+    index = {id(st): i for i, st in enumerate(plan.stages)}
+    for batch in batches(plan.stages):
+        todo = []
+        for st in batch:
+            i = index[id(st)]
+            fault_point(f"stage-started:{st.name}")
+            if st.name == "export" and result.gate_passed is False and not allow_failing_gate:
+                result.stopped_at_gate = True
+                break
+            record = None if forced_from is not None and i >= forced_from else recorder.up_to_date(st)
+            if record is not None:
+                say(f"release: [{i + 1}/{total}] {st.describe}: up to date, skipped")
+                result.stages.append((st.name, "skipped", 0.0))
+                _gate_verdict(plan, st, int(record.get("exit", 0)), result)
+            else:
+                todo.append(st)
+        if todo:
+            _run(plan, todo, recorder, result, index, say)
+        if result.stopped_at_gate:
             break
-        record = None if forced_from is not None and i >= forced_from else recorder.up_to_date(st)
-        start = time.perf_counter()
-        if record is not None:
-            code = int(record.get("exit", 0))
-            status = "skipped"
-            say(f"release: [{i + 1}/{total}] {st.describe}: up to date, skipped")
-        else:
-            say(f"release: [{i + 1}/{total}] {st.describe} ...")
-            expected = recorder.expected(st)
-            code = st.action(st.output)
-            if code not in st.accept:
-                raise StageStopped(st.name, code)
-            recorder.write(st, code, expected)
-            status = "ran"
-        seconds = time.perf_counter() - start
-        if record is None:
-            say(f"release: [{i + 1}/{total}] {st.describe}: done in {seconds:.1f} s")
-        result.stages.append((st.name, status, round(seconds, 3)))
-        if st is plan.qc:
-            result.gate_passed = code == 0
     summary = write_summary(plan, gate_failing_allowed=allow_failing_gate and result.gate_passed is False,
                             stopped_at_gate=result.stopped_at_gate)
     result.summary = summary
+    order = {st.name: i for i, st in enumerate(plan.stages)}
+    result.stages.sort(key=lambda row: order[row[0]])
     write_json_atomic(plan.root / "run.json", {
         "stages": [{"name": n, "status": s, "seconds": t} for n, s, t in result.stages],
         "stopped_at_gate": result.stopped_at_gate,

@@ -52,6 +52,7 @@ class Plan:
     root: Path
     recipe: ReleaseRecipe
     stages: list[Stage] = field(default_factory=list)
+    where: dict = field(default_factory=lambda: {"jobs": 1, "backend": "local", "address": None})
     variants: dict[str, Variant] = field(default_factory=dict)
     kind: str = "topic"
     agreement: Path | None = None     # agreement.json
@@ -62,12 +63,12 @@ class Plan:
     export: Path | None = None
 
     def stage(self, name: str, inputs: dict, options: dict, action: Callable[[Path], int], *,
-              output: Path | None = None, accept=(0,), describe: str = "") -> Stage:
+              output: Path | None = None, accept=(0,), describe: str = "", parallel: bool = False) -> Stage:
         if any(s.name == name for s in self.stages):
             raise RecipeError(f"two stages would be named {name!r}: a variant is made twice", file=self.recipe.file)
         st = Stage(name=name, inputs={k: Path(v) for k, v in inputs.items() if v is not None},
                    options=options, action=action, output=output or self.root / "stages" / name / "output",
-                   accept=tuple(accept), describe=describe or name)
+                   accept=tuple(accept), describe=describe or name, parallel=parallel)
         self.stages.append(st)
         return st
 
@@ -93,7 +94,7 @@ def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = Fal
     run; they do not change what they write, so they are not part of a stage's record.
     """
     root = Path(os.path.abspath(root))  # the commands run inside it (steps.CommandRunner)
-    plan = Plan(root=root, recipe=recipe)
+    plan = Plan(root=root, recipe=recipe, where={"jobs": jobs, "backend": backend, "address": address})
     run = steps.CommandRunner(quiet=quiet, verify=verify, root=root)
     for src in recipe.variants:
         adder = _ADDERS[src.kind]
@@ -176,7 +177,7 @@ def _dataset_source(plan: Plan, src, run) -> None:
         if o.get("align") == "pivot":
             pivot = plan.need(plan.recipe.pivot, f"{src.where}.align")
             st = plan.stage(f"align-{code}", {"pivot": pivot.folder, "variant": folder}, {"variant": code},
-                            steps.align_to_pivot(pivot.folder, folder, code))
+                            steps.align_to_pivot(pivot.folder, folder, code), parallel=True)
             plan.drops.append(("align", st.output / code / "variant.json"))
             plan.add_variant(Variant(code, st.output / code, f"aligned to {pivot.code} ({folder.name})", kind=kind),
                              src.where)
@@ -204,7 +205,7 @@ def _extend(plan: Plan, src, run) -> None:
     if "license" in o:
         args += ["--license", o["license"]]
     st = plan.stage(f"extend-{v}", inputs, {"variant": v, "expected_lines": list(o.get("expected_lines", ())),
-                                           "license": o.get("license")}, run.command(args))
+                                           "license": o.get("license")}, run.command(args), parallel=True)
     plan.add_variant(Variant(v, st.output / v, f"projected from {base.code}", kind=base.kind), src.where)
 
 
@@ -219,7 +220,7 @@ def _romanize(plan: Plan, src, run) -> None:
         args.append("--allow-leftover")
     st = plan.stage(f"romanize-{v}", {"source": base.folder},
                     {"scheme": o.get("scheme", "iso"), "allow_leftover": bool(o.get("allow_leftover"))},
-                    run.command(args))
+                    run.command(args), parallel=True)
     plan.add_variant(Variant(v, st.output / v, f"romanized from {base.code}", kind=base.kind), src.where)
 
 

@@ -31,6 +31,7 @@ relative paths resolve against the recipe's folder. Shape::
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -101,11 +102,12 @@ class ReleaseRecipe:
 class _Release(_Checker):
     def __init__(self, file: Path | None):
         super().__init__(file)
-        self.base = file.parent if file is not None else Path.cwd()
+        # absolute: the stages run inside the release folder (builder.release.steps.CommandRunner)
+        self.base = Path(os.path.abspath(file.parent if file is not None else Path.cwd()))
 
     def path(self, key: str, value: Any, *, kind: str = "any") -> Path:
         text = self.text(key, value)
-        p = self.base / text
+        p = Path(os.path.normpath(self.base / text))
         if not p.exists():
             self.fail(key, f"{text!r} does not exist (relative paths start at the recipe's folder {self.base})")
         if kind == "dir" and not p.is_dir():

@@ -63,6 +63,9 @@ class Stage:
         Where the stage's result lives.
     accept : tuple of int
         Exit codes that complete the stage (the gate: 0 pass, 1 fail).
+    parallel : bool
+        A per-variant stage: consecutive ones that do not read each other's outputs run together
+        through :func:`schemas.fanout.fan_out`.
     """
 
     name: str
@@ -73,6 +76,7 @@ class Stage:
     accept: tuple[int, ...] = (0,)
     describe: str = ""
     result: dict[str, Any] = field(default_factory=dict)
+    parallel: bool = False   # may run beside the stages around it that it does not read (extend, romanize)
 
 
 class Recorder:

@@ -296,3 +296,17 @@ def test_ray_export_writes_every_byte_the_local_backend_writes(ray_runs, tmp_pat
         outs[name] = result
     assert _tree(tmp_path / "ray") == _tree(tmp_path / "local")
     assert "variants written" in outs["ray"].stderr
+
+
+@pytest.mark.ray
+def test_ray_release_writes_every_byte_the_local_backend_writes(ray_runs, tmp_path):
+    """The release's per-variant stages (extend and a re-split run together, qc, baselines, export) on Ray."""
+    recipe = DATA / "release" / "mini-release.yaml"
+    outs = {}
+    for name, options in {"local": ["-j", "1"], "ray": ["--backend", "ray", "-j", "2"]}.items():
+        result = CliRunner().invoke(cli, ["release", str(recipe), "--out", str(tmp_path / name), *options])
+        assert result.exit_code == 0, result.output
+        outs[name] = _tree(tmp_path / name)
+    assert "(1 of 2 run together)" in result.stderr
+    assert {k: v for k, v in outs["ray"].items() if k != "run.json"} == \
+        {k: v for k, v in outs["local"].items() if k != "run.json"}

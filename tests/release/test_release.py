@@ -97,7 +97,7 @@ def test_a_variant_made_from_one_not_yet_made_is_refused(tmp_path):
     from schemas.errors import RecipeError
 
     data = yaml.safe_load(MINI.read_text(encoding="utf-8"))
-    data["variants"] = data["variants"][::-1]
+    data["variants"] = data["variants"][1::-1]  # the projection before the annotation that makes its source
     recipe = release_from_dict(data, file=MINI)
     with pytest.raises(RecipeError, match="variants\\[0\\].extend.from: variant eng_Latn is not made by an "
                                           "earlier entry"):
@@ -112,8 +112,8 @@ def test_a_release_writes_every_stage_an_export_and_a_report(reference):
     out, first, _ = reference
     stages = sorted(p.name for p in (out / "stages").iterdir())
     assert stages == sorted(["agreement-eng_Latn", "adjudicate-eng_Latn", "curate-eng_Latn", "split-eng_Latn",
-                             "variant-eng_Latn", "extend-nqo_Nkoo", "dataset", "qc", "licenses", "baselines",
-                             "export"])
+                             "variant-eng_Latn", "extend-nqo_Nkoo", "align-hin_Deva", "dataset", "qc", "licenses",
+                             "baselines", "export"])
     for name in stages:
         record = json.loads((out / "stages" / name / "stage.json").read_text(encoding="utf-8"))
         assert record["stage"] == name and record["tool"]["name"] == "mc-dataset-builder"
@@ -124,14 +124,14 @@ def test_a_release_writes_every_stage_an_export_and_a_report(reference):
     assert (out / "export" / "lm_eval").is_dir()
     summary = json.loads((out / "release.json").read_text(encoding="utf-8"))
     assert summary["gate"]["verdict"] == "pass" and summary["released"] is True
-    assert [v["variant"] for v in summary["variants"]] == ["eng_Latn", "nqo_Nkoo"]
+    assert [v["variant"] for v in summary["variants"]] == ["eng_Latn", "hin_Deva", "nqo_Nkoo"]
     assert summary["variants"][1]["rows"] == {"train": 701, "dev": 100, "test": 203}
     assert {d["reason"] for d in summary["drops"] if d["source"] == "curation"} >= {"min_count", "remove_labels"}
     assert summary["agreement"]["items"] == 12 and len(summary["agreement"]["matrix"]) == 10
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "nqo_Nkoo" in html and "<html" in html
     # stdout is the release's own summary line; the stages' output went to stderr
-    assert first.stdout.count("\n") == 1 and first.stdout.startswith("release mini-release: 2 variant(s), gate pass")
+    assert first.stdout.count("\n") == 1 and first.stdout.startswith("release mini-release: 3 variant(s), gate pass")
 
 
 def test_the_card_records_gate_licenses_agreement_and_baselines(reference):
@@ -144,10 +144,10 @@ def test_the_card_records_gate_licenses_agreement_and_baselines(reference):
 
 def test_a_second_run_with_nothing_changed_skips_every_stage(reference):
     out, _, second = reference
-    assert "11 up to date" in second.stdout and "0 stage(s) ran" in second.stdout
+    assert "12 up to date" in second.stdout and "0 stage(s) ran" in second.stdout
     log = json.loads((out / RUN_LOG).read_text(encoding="utf-8"))
     assert {s["status"] for s in log["stages"]} == {"skipped"}
-    assert second.stderr.count("up to date, skipped") == 11
+    assert second.stderr.count("up to date, skipped") == 12
 
 
 def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path):
@@ -160,6 +160,25 @@ def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path
     status = {s["name"]: s["status"] for s in log["stages"]}
     assert status["dataset"] == "skipped" and status["qc"] == "ran" and status["export"] == "ran"
     assert _files(out) == _files(reference[0])  # same inputs, same bytes
+
+
+def test_two_workers_write_the_same_bytes_and_run_independent_stages_together(reference, tmp_path):
+    out = tmp_path / "rel"
+    res = _release([MINI, "--out", out, "-j", "2"], check=0)
+    assert "extend-nqo_Nkoo: done in" in res.stderr and "(1 of 2 run together)" in res.stderr
+    assert _files(out) == _files(reference[0])
+
+
+def test_stages_that_read_each_other_run_one_after_the_other():
+    from builder.release.pipeline import batches
+    from builder.release.plan import make_plan
+
+    recipe = load_release_recipe(ROOT / "examples" / "sib200-release.yaml")
+    plan = make_plan(recipe, ROOT / "out" / "never-written", jobs=2)
+    names = [[st.name for st in b] for b in batches(plan.stages)]
+    assert ["extend-nqo_Nkoo", "align-hin_Deva"] in names      # both read only the pivot
+    assert ["romanize-hin_Latn"] in names                        # reads align-hin_Deva's output
+    assert all(len(b) == 1 for b in names if b[0] in ("dataset", "qc", "export"))
 
 
 def test_from_an_unknown_stage_is_a_usage_error(reference, tmp_path):
