@@ -9,9 +9,15 @@ questions (train 2,500 / 14,191; dev 355 / 2,020; test 632 / 3,610); ReClor
 with the proportions that exercise every filter: ~30% RACE fill-in-the-blank,
 passages of 5-35 sentences, empty SciQ supports, MultiRC questions with 1-3
 correct answers. The recipe takes train and dev as Belebele's code does.
+``--scale N`` multiplies every size by N (RACE: N times the articles; the
+one-file corpora: N times the records in each file).
 
-Usage: python benchmarks/assemble.py [--runs 3] [--keep DIR]
-Prints the median wall time and peak RSS (of the `builder` child, via wait4).
+Usage: python benchmarks/assemble.py [--runs 3] [--scale 1] [--jobs N] [--keep DIR]
+Prints the median wall time and two memory peaks of `builder assemble`:
+``peak RSS`` is the largest single process of its tree (wait4's ru_maxrss:
+the main process or one of its workers), ``peak PSS`` the largest sum, over
+the whole tree, of the proportional set size (shared pages counted once),
+sampled every 20 ms from /proc.
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -51,8 +58,18 @@ class Text:
         return " ".join(self.r.choices(WORDS, k=self.r.randint(1, 5)))
 
 
+SCALE = [1]  # set by --scale
+
+
+def sized(**sizes):
+    """``sizes`` with every number multiplied by the scale."""
+    k = SCALE[0]
+    return {name: tuple(v * k for v in value) if isinstance(value, tuple) else value * k
+            for name, value in sizes.items()}
+
+
 def race(root: Path, t: Text) -> None:
-    for split, (articles, questions) in {"train": (25137, 87866), "dev": (1389, 4887), "test": (1407, 4934)}.items():
+    for split, (articles, questions) in sized(train=(25137, 87866), dev=(1389, 4887), test=(1407, 4934)).items():
         per = [questions // articles + (i < questions % articles) for i in range(articles)]
         for i, nq in enumerate(per):
             level = "middle" if i % 4 == 0 else "high"
@@ -68,7 +85,7 @@ def race(root: Path, t: Text) -> None:
 def sciq(root: Path, t: Text) -> None:
     folder = root / "SciQ dataset-2 3"
     folder.mkdir(parents=True)
-    for split, n in {"train": 11679, "valid": 1000, "test": 1000}.items():
+    for split, n in sized(train=11679, valid=1000, test=1000).items():
         rows = [{"question": t.question(blank=0.05), "distractor3": t.option(), "distractor1": t.option(),
                  "distractor2": t.option(), "correct_answer": t.option(),
                  "support": t.passage(1, 30) if t.r.random() < 0.9 else ""} for _ in range(n)]
@@ -78,7 +95,8 @@ def sciq(root: Path, t: Text) -> None:
 def multirc(root: Path, t: Text) -> None:
     folder = root / "splitv2"
     folder.mkdir(parents=True)
-    for name, (paras, questions) in {"train_456-fixedIds.json": (456, 5131), "dev_83-fixedIds.json": (83, 953)}.items():
+    for name, (paras, questions) in {"train_456-fixedIds.json": sized(n=(456, 5131))["n"],
+                                     "dev_83-fixedIds.json": sized(n=(83, 953))["n"]}.items():
         data = []
         for p in range(paras):
             sents = [t.sentence() for _ in range(t.r.randint(6, 30))]
@@ -96,7 +114,7 @@ def multirc(root: Path, t: Text) -> None:
 def mctest(root: Path, t: Text) -> None:
     folder = root / "MCTest"
     folder.mkdir(parents=True)
-    for split, n in {"train": 300, "dev": 50, "test": 150}.items():
+    for split, n in sized(train=300, dev=50, test=150).items():
         lines, keys = [], []
         for i in range(n):
             story = "\\newline".join(t.passage(3, 8) for _ in range(3))
@@ -111,7 +129,7 @@ def mctest(root: Path, t: Text) -> None:
 
 def mcscript(root: Path, t: Text) -> None:
     root.mkdir(parents=True)
-    for split, (texts, questions) in {"train": (2500, 14191), "dev": (355, 2020), "test": (632, 3610)}.items():
+    for split, (texts, questions) in sized(train=(2500, 14191), dev=(355, 2020), test=(632, 3610)).items():
         out = ['<?xml version="1.0" ?>', '<!DOCTYPE data SYSTEM "MCScript.dtd">', "<data>"]
         for i in range(texts):
             out.append(f'  <instance id="{i}" scenario="bench">')
@@ -131,7 +149,7 @@ def mcscript(root: Path, t: Text) -> None:
 
 def reclor(root: Path, t: Text) -> None:
     root.mkdir(parents=True)
-    for split, n in {"train": 4638, "val": 500, "test": 1000}.items():
+    for split, n in sized(train=4638, val=500, test=1000).items():
         rows = [{"context": t.passage(3, 8), "question": t.question(), "answers": [t.option() for _ in range(4)],
                  "label": t.r.randint(0, 3), "id_string": f"{split}_{i}"} for i in range(n)]
         if split == "test":
@@ -166,46 +184,107 @@ def generate(root: Path) -> None:
     (root / "recipe.yaml").write_text(RECIPE, encoding="utf-8")
 
 
-def run_once(root: Path, out: Path) -> tuple[float, float, float, str]:
-    """One `builder assemble` child: (wall seconds, CPU seconds, peak RSS MiB, stdout)."""
-    exe = shutil.which("builder") or str(Path(sys.executable).with_name("builder"))
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (from /proc/PID/task/TID/children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*/children"):
+            try:
+                todo.extend(int(c) for c in task.read_text().split())
+            except OSError:
+                pass
+    return out
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def measure(cmd: list[str], *, cwd=None, env=None) -> dict:
+    """Run ``cmd``; its wall and CPU seconds, peak RSS (largest process, MiB) and peak PSS (tree sum, MiB)."""
+    peak = [0]
     with tempfile.TemporaryFile("w+") as out_fh, tempfile.TemporaryFile("w+") as err_fh:
         start = time.perf_counter()
-        proc = subprocess.Popen([exe, "assemble", str(root / "recipe.yaml"), "--out", str(out)],
-                                stdout=out_fh, stderr=err_fh)
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage (peak RSS)
+        proc = subprocess.Popen(cmd, stdout=out_fh, stderr=err_fh, cwd=cwd, env=env)
+        stop = threading.Event()
+
+        def sample():
+            while not stop.wait(0.02):
+                peak[0] = max(peak[0], sum(_pss_kib(p) for p in _tree(proc.pid)))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _, status, usage = os.wait4(proc.pid, 0)  # the child's rusage: maxrss of the largest process of its tree
         wall = time.perf_counter() - start
+        stop.set()
+        sampler.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
         out_fh.seek(0)
         err_fh.seek(0)
         stdout, stderr = out_fh.read(), err_fh.read()
-    if proc.returncode != 0:
-        raise SystemExit(f"builder assemble failed ({proc.returncode}): {stderr}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
+            "pss": peak[0] / 1024, "stdout": stdout, "stderr": stderr, "returncode": proc.returncode}
+
+
+def builder_command(root: Path, out: Path, jobs: int | None = None) -> list[str]:
+    exe = shutil.which("builder") or str(Path(sys.executable).with_name("builder"))
+    return [exe, "assemble", str(root / "recipe.yaml"), "--out", str(out), *(["-j", str(jobs)] if jobs else [])]
+
+
+def run_once(root: Path, out: Path, jobs: int | None = None) -> dict:
+    """One `builder assemble` child (see :func:`measure`)."""
+    got = measure(builder_command(root, out, jobs))
+    if got["returncode"] != 0:
+        raise SystemExit(f"builder assemble failed ({got['returncode']}): {got['stderr']}")
+    return got
+
+
+def generate_at(root: Path, scale: int) -> None:
+    """Generate the corpora at ``scale`` into ``root`` unless a recipe is there already."""
+    if (root / "recipe.yaml").is_file():
+        made = int((root / "scale.txt").read_text()) if (root / "scale.txt").is_file() else 1
+        if made != scale:
+            raise SystemExit(f"error: {root} holds a corpus of scale {made}, not {scale}")
+        return
+    SCALE[0] = scale
+    start = time.perf_counter()
+    generate(root)
+    (root / "scale.txt").write_text(f"{scale}\n")
+    print(f"generated the corpora (scale {scale}) in {time.perf_counter() - start:.1f} s under {root}",
+          file=sys.stderr)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--scale", type=int, default=1, help="multiply every corpus size by this")
+    parser.add_argument("--jobs", type=int, help="builder assemble -j (default: its own, the usable CPUs)")
     parser.add_argument("--keep", type=Path, help="generate into this folder and keep it")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-assemble-"))
     try:
-        if not (root / "recipe.yaml").is_file():
-            start = time.perf_counter()
-            generate(root)
-            print(f"generated the corpora in {time.perf_counter() - start:.1f} s under {root}", file=sys.stderr)
-        walls, cpus, peaks = [], [], []
+        generate_at(root, args.scale)
+        runs = []
         for i in range(args.runs):
-            wall, cpu, peak, stdout = run_once(root, root / "out")
-            walls.append(wall)
-            cpus.append(cpu)
-            peaks.append(peak)
-            print(f"run {i + 1}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MiB", file=sys.stderr)
-        print(stdout)
+            got = run_once(root, root / "out", args.jobs)
+            runs.append(got)
+            print(f"run {i + 1}: {got['wall']:.1f} s wall, {got['cpu']:.1f} s CPU, peak RSS {got['rss']:.0f} MiB, "
+                  f"peak PSS {got['pss']:.0f} MiB", file=sys.stderr)
+        print(runs[-1]["stdout"])
         load = os.getloadavg()[0]
-        print(f"builder assemble, median of {args.runs}: {statistics.median(walls):.1f} s wall, "
-              f"{statistics.median(cpus):.1f} s CPU (user+sys), peak RSS {max(peaks):.0f} MiB (max over runs); "
+        print(f"builder assemble, scale {args.scale}, median of {args.runs}: "
+              f"{statistics.median(r['wall'] for r in runs):.1f} s wall, "
+              f"{statistics.median(r['cpu'] for r in runs):.1f} s CPU (user+sys, all processes), "
+              f"peak RSS {max(r['rss'] for r in runs):.0f} MiB (largest process), "
+              f"peak PSS {max(r['pss'] for r in runs):.0f} MiB (all processes) (max over runs); "
               f"cores: {os.cpu_count()}, load average at the end: {load:.1f}")
     finally:
         if args.keep is None:

@@ -12,6 +12,14 @@ inputs, recipe and seed give byte-identical files (no timestamps).
 
 Outputs in ``out``: ``<split>.parquet`` (and ``.jsonl`` / ``.tsv`` when the
 recipe asks), ``dropped.jsonl`` (the ledger) and ``manifest.json``.
+
+Two paths give the same records, ledger and counts: :func:`assemble` (what
+``builder assemble`` runs) streams the records in batches through worker
+processes and writes them as they come, with memory that does not grow with
+the corpus (:mod:`builder.assemble_stream`); :func:`assemble_records` keeps
+every record in lists, for tests and for callers that want the columns, and
+:func:`write_assembly` writes such a result. Each checks the other in
+``tests/assemble/test_assemble_streaming.py``.
 """
 from __future__ import annotations
 
@@ -68,9 +76,12 @@ class Assembly:
     counts: dict[tuple[str, str], Count] = field(default_factory=dict)
     ledger: Ledger = field(default_factory=Ledger)
     licenses: dict[str, str] = field(default_factory=dict)
+    n_rows: dict[str, int] = field(default_factory=dict)  # rows per split of a streamed assembly (no columns)
 
     def rows(self, split: str) -> int:
-        return len(self.columns[split]["question_id"])
+        if split in self.columns:
+            return len(self.columns[split]["question_id"])
+        return self.n_rows[split]
 
     def check_counts(self) -> None:
         """Raise :class:`InternalError` unless read == kept + dropped everywhere."""
@@ -82,10 +93,10 @@ class Assembly:
         if len(self.ledger) != sum(c.dropped(self.ledger) for c in self.counts.values()):
             raise InternalError(f"internal error: the ledger holds {len(self.ledger)} drops but the sources "
                                 "account for fewer; nothing was written (please report this)")
-        for split, cols in self.columns.items():
-            kept = sum(c.kept for (_, s), c in self.counts.items() if s == split)
-            if kept != len(cols["question_id"]):
-                raise InternalError(f"internal error: split {split} has {len(cols['question_id'])} rows but "
+        for split in {**self.n_rows, **self.columns}:
+            kept, rows = sum(c.kept for (_, s), c in self.counts.items() if s == split), self.rows(split)
+            if kept != rows:
+                raise InternalError(f"internal error: split {split} has {rows} rows but "
                                     f"the counts say {kept}; nothing was written (please report this)")
 
 
@@ -285,8 +296,12 @@ def write_assembly(result: Assembly, out: str | Path) -> dict:
 
 
 def assemble(recipe: Recipe, out: str | Path, *, on_error: str = "raise", seed: int | None = None,
-             wrap: Callable | None = None) -> tuple[Assembly, dict]:
-    """Assemble ``recipe`` into ``out``; return the in-memory result and the manifest.
+             wrap: Callable | None = None, jobs: int = 1) -> tuple[Assembly, dict]:
+    """Assemble ``recipe`` into ``out``, streaming (:mod:`builder.assemble_stream`); return the counts and the manifest.
+
+    The records go from the readers through the filters to the output files in
+    batches, on ``jobs`` worker processes; the result holds the counts and the
+    ledger's counts, not the rows (:func:`assemble_records` keeps those in memory).
 
     >>> from pathlib import Path
     >>> import tempfile
@@ -297,6 +312,22 @@ def assemble(recipe: Recipe, out: str | Path, *, on_error: str = "raise", seed: 
     >>> man["seed"], all(c["read"] == c["kept"] + c["dropped"] for c in man["counts"])
     (0, True)
     """
-    check_out_dir(Path(out))
-    result = assemble_records(recipe, on_error=on_error, seed=seed, wrap=wrap)
-    return result, write_assembly(result, out)
+    from .assemble_stream import stream_assembly
+
+    out = Path(out)
+    check_out_dir(out)
+    result = Assembly(recipe=recipe, seed=recipe.seed if seed is None else seed, on_error=on_error)
+    with staging_dir(out, marker="manifest.json", what="assemble") as tmp:
+        names = stream_assembly(result, tmp, jobs=jobs, wrap=wrap)
+        man = manifest(result, hash_files(tmp, names))
+        write_text_atomic(tmp / "manifest.json", dumps_json(man))
+    return result, man
+
+
+def hash_files(folder: Path, names) -> dict[str, str]:
+    """``{name: sha256}`` of files in ``folder``, sorted by name, hashed on threads (hashlib releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    names = sorted(names)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(zip(names, pool.map(lambda name: sha256_file(folder / name), names)))

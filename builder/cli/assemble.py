@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .common import OutputFolder, on_error_option, pass_app
+from .common import OutputFolder, jobs_option, on_error_option, pass_app
 
 
 def _progress_wrap(quiet: bool):
@@ -53,20 +53,23 @@ def summary_table(result, manifest: dict, width: int = 100) -> str:
 @on_error_option
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Seed for option sampling and the answer shuffle (default: the recipe's, else 0).")
+@jobs_option
 @pass_app
-def assemble(app, recipe, out, on_error, seed):
+def assemble(app, recipe, out, on_error, seed, jobs):
     """Assemble a training set from source corpora as RECIPE (YAML) says.
 
     Writes OUT/<split>.parquet (plus .jsonl/.tsv if the recipe asks),
     OUT/dropped.jsonl (one line per dropped record with its reason) and
     OUT/manifest.json (seed, counts per source/split/reason, sha256 of each
-    file, versions). Exit codes: 0 success, 1 bad input, 2 usage error.
+    file, versions). Records stream through the filters in batches, read on
+    --jobs worker processes; the output does not depend on their number.
+    Exit codes: 0 success, 1 bad input, 2 usage error.
     """
     from builder.assemble import assemble as run
     from builder.recipe import load_recipe
 
     spec = load_recipe(recipe)
-    result, manifest = run(spec, out, on_error=on_error, seed=seed, wrap=_progress_wrap(app.quiet))
+    result, manifest = run(spec, out, on_error=on_error, seed=seed, wrap=_progress_wrap(app.quiet), jobs=jobs)
     click.echo(summary_table(result, manifest))
     rows = ", ".join(f"{split} {n}" for split, n in manifest["splits"].items())
     click.echo(f"wrote {out}: {rows} rows; {len(result.ledger)} dropped (dropped.jsonl); manifest.json")

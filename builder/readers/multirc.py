@@ -28,7 +28,7 @@ from typing import Iterator
 from schemas.errors import RecipeError, SourceNotFoundError
 
 from .base import BadRecord, RawMCItem
-from .common import SourceReader
+from .common import NotStreamable, SourceReader, clean_json_array, iter_json_array
 
 _SENT = re.compile(r"<b>\s*Sent\s+\d+\s*:\s*</b>")
 _BR = re.compile(r"<br\s*/?>")
@@ -103,6 +103,16 @@ class MultiRCReader(SourceReader):
             yield from self._parse_splitv2(split, path)
 
     def _parse_splitv2(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+        rel, start = self.rel(path), 0
+        # a paragraph at a time when the file is exactly {"data": [...]} (checked first: another key after it,
+        # or a second "data", would change what json.loads gives); else whole, as before
+        if clean_json_array(path, key="data"):
+            try:
+                for start, entry in enumerate(iter_json_array(path, key="data"), 1):
+                    yield from self._entry(split, path, rel, start - 1, entry)
+                return
+            except NotStreamable:
+                pass
         obj, bad = self.load_json(split, path)
         if bad is not None:
             yield bad
@@ -111,11 +121,13 @@ class MultiRCReader(SourceReader):
         if not isinstance(data, list):
             yield self.bad(split, path, "line 1", "missing_field", 'expected {"data": [paragraphs]}')
             return
-        rel = self.rel(path)
-        for i, entry in enumerate(data):
-            pid = entry.get("id") if isinstance(entry, dict) else None
-            yield from self._paragraph(split, path, rel, entry.get("paragraph") if isinstance(entry, dict) else None,
-                                       str(pid) if pid is not None else f"{split}/{i}", f"#{i}", "isAnswer")
+        for i in range(start, len(data)):
+            yield from self._entry(split, path, rel, i, data[i])
+
+    def _entry(self, split: str, path: Path, rel: str, i: int, entry) -> Iterator[RawMCItem | BadRecord]:
+        pid = entry.get("id") if isinstance(entry, dict) else None
+        yield from self._paragraph(split, path, rel, entry.get("paragraph") if isinstance(entry, dict) else None,
+                                   str(pid) if pid is not None else f"{split}/{i}", f"#{i}", "isAnswer")
 
     def _parse_superglue(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
         rel = self.rel(path)

@@ -215,7 +215,7 @@ def test_an_interrupted_stage_prints_one_line_and_keeps_earlier_outputs(referenc
     before = _files(out / "stages" / "dataset")
     # the qc command is interrupted while a worker reads a variant; every earlier stage is up to date
     res = _release([MINI, "--out", out, "-j", "1", "--from", "qc"],
-                   env={"BUILDER_FAULT_POINT": "read-eng_Latn", "BUILDER_FAULT_SIGNAL": signame})
+                   env={"BUILDER_FAULT_POINT": "read-nqo_Nkoo", "BUILDER_FAULT_SIGNAL": signame})
     assert res.returncode == code, res.stderr[-2000:]
     errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "interrupted by" in errors[0]

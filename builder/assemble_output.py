@@ -1,0 +1,229 @@
+"""The streaming assembly's output files, written a batch at a time into the staging folder.
+
+Per output split, ``<split>.parquet`` (an Arrow :class:`pyarrow.parquet.ParquetWriter`, a
+row group each time the buffered rows hold :data:`ROW_GROUP_TEXT` characters
+of text or :data:`ROW_GROUP_ROWS` rows, so memory does not grow with the
+corpus), and when the recipe asks ``<split>.jsonl`` and ``<split>.tsv``; then
+``dropped.jsonl``. Each file is written under a temporary name and renamed
+when complete (:func:`schemas.io.atomic_path`), inside the staging folder
+that replaces the output folder as a whole.
+
+The lines are the ones the in-memory writer (:mod:`builder.assemble`) makes:
+``json.dumps(row, ensure_ascii=False, sort_keys=True)`` and ``csv.writer``
+with tabs and minimal quoting; ``tests/assemble/test_assemble_streaming.py``
+checks both against the standard library on generated text. Arrow arrays are
+built from one buffer per column (:func:`string_array`). The row-group
+boundaries depend only on the rows, so the bytes do not depend on the number
+of workers; an output of fewer rows than one row group holds is
+byte-identical to the in-memory writer's.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import re
+from json.encoder import encode_basestring
+from pathlib import Path
+
+import numpy as np
+
+from schemas.features import arrow_schema
+from schemas.io import atomic_path
+
+#: A row group is written when the buffered rows hold this much text (characters) ...
+ROW_GROUP_TEXT = 32 * 1024 * 1024
+#: ... or this many rows.
+ROW_GROUP_ROWS = 1 << 20
+
+_STRINGS = ("dataset", "split", "passage_id", "question_id", "passage", "question", "answer1", "answer2",
+            "answer3", "answer4", "correct_answer")
+_NEEDS_QUOTES = re.compile('[\t"\r\n]')
+
+
+def json_text(value: str) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` of one string (the encoder function ``json.dumps`` calls for it).
+
+    >>> print(json_text('say "hi" in Čeština'))
+    "say \\"hi\\" in Čeština"
+    """
+    return encode_basestring(value)
+
+
+def tsv_field(value: str) -> str:
+    """One field as ``csv.writer(delimiter="\\t", quoting=QUOTE_MINIMAL)`` writes it in a row of several.
+
+    >>> print(tsv_field("plain"), tsv_field('a "b" c'))
+    plain "a ""b"" c"
+    >>> tsv_field("tab\\there") == '"tab\\there"'
+    True
+    """
+    if not _NEEDS_QUOTES.search(value):
+        return value
+    buf = io.StringIO()  # a field that may need quotes: exactly as csv quotes it
+    csv.writer(buf, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n").writerow(
+        [value, ""])
+    return buf.getvalue()[:-2]
+
+
+def _tsv_column(values: list[str]) -> list[str]:
+    """:func:`tsv_field` of every value; a column with none of the four characters is returned as it is."""
+    text = "\0".join(values)
+    if "\t" in text or '"' in text or "\n" in text or "\r" in text:
+        return [tsv_field(v) for v in values]
+    return values
+
+
+def _per_passage(encode, passages: list[str]) -> list[str]:
+    """``encode`` of each passage, computed once for the consecutive questions of one passage."""
+    out, last, text = [], None, ""
+    for passage in passages:
+        if passage is not last:
+            last, text = passage, encode(passage)
+        out.append(text)
+    return out
+
+
+class _Split:
+    """The open files of one output split and its buffered row group."""
+
+    def __init__(self, folder: Path, split: str, formats, stack: contextlib.ExitStack):
+        import pyarrow.parquet as pq
+
+        self.schema = arrow_schema("mc", required=True).remove_metadata()
+        self.names = [f"{split}.parquet"]
+        self.parquet = pq.ParquetWriter(str(stack.enter_context(atomic_path(folder / f"{split}.parquet"))),
+                                        self.schema, compression="zstd", use_dictionary=True, write_statistics=True)
+        stack.callback(self.parquet.close)  # before the rename: the ExitStack unwinds in reverse
+        self.jsonl = self.tsv = None
+        if "jsonl" in formats:
+            self.names.append(f"{split}.jsonl")
+            self.jsonl = _text_file(folder / f"{split}.jsonl", stack)
+        if "tsv" in formats:
+            self.names.append(f"{split}.tsv")
+            self.tsv = _text_file(folder / f"{split}.tsv", stack)
+            self.tsv.write("\t".join(TSV_HEADER) + "\n")
+        self.cols: dict[str, list] = {c: [] for c in _COLUMNS}
+        self.text = self.rows = self.groups = 0
+
+    def flush(self) -> None:
+        """Write the buffered rows as one row group (an empty split: one empty row group, as before)."""
+        if not self.cols["question_id"] and self.groups:
+            return
+        import pyarrow as pa
+
+        cols = self.cols
+        arrays = {c: string_array(cols[c]) for c in _STRINGS}
+        arrays["correct_answer_num"] = pa.Array.from_buffers(pa.int64(), len(cols["question_id"]), [
+            None, pa.py_buffer(np.asarray(cols["correct_answer_num"], dtype=np.int64))])
+        arrays["language"], arrays["license"] = string_array(cols["language"]), string_array(cols["license"])
+        prov = self.schema.field("provenance").type
+        arrays["provenance"] = pa.StructArray.from_arrays(
+            [string_array(cols[c]) for c in ("corpus", "file", "record")], fields=list(prov))
+        self.parquet.write_table(pa.Table.from_arrays([arrays[c] for c in self.schema.names], schema=self.schema))
+        self.groups += 1
+        self.cols = {c: [] for c in cols}
+        self.text = 0
+
+
+def string_array(values: list[str]):
+    """An Arrow string array of ``values``, built from one buffer (``pa.array`` checks each value, and imports pandas).
+
+    >>> string_array(["a", "café", ""]).to_pylist()
+    ['a', 'café', '']
+    """
+    import pyarrow as pa
+
+    text = "".join(values)
+    if text.isascii():
+        data = text.encode("ascii")
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    else:
+        encoded, last, code = [], None, b""
+        for value in values:  # a passage repeats once per question: encode it once
+            if value is not last:
+                last, code = value, value.encode("utf-8")
+            encoded.append(code)
+        data = b"".join(encoded)
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(values))
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets), pa.py_buffer(data))
+
+
+def _text_file(path: Path, stack: contextlib.ExitStack):
+    return stack.enter_context(open(stack.enter_context(atomic_path(path)), "w", encoding="utf-8", newline="\n"))
+
+
+#: Belebele's training-set columns, then ours, as ``<split>.tsv`` has them.
+TSV_HEADER = ("dataset", "split", "passage_id", "question_id", "passage", "question", "answer1", "answer2", "answer3",
+              "answer4", "correct_answer", "correct_answer_num", "language", "license", "corpus", "file", "record")
+_COLUMNS = (*TSV_HEADER[:14], "corpus", "file", "record")
+_JSON_PER_ROW = ("answer1", "answer2", "answer3", "answer4", "correct_answer", "passage", "passage_id", "corpus",
+                 "file", "record", "question", "question_id")
+
+
+class Outputs:
+    """Every output file of one assembly, open in ``folder`` (the staging folder) until ``stack`` closes.
+
+    ``stack`` renames the complete files into place when it closes without an
+    error and removes them otherwise.
+    """
+
+    def __init__(self, folder: Path, splits, formats, language: str, stack: contextlib.ExitStack):
+        self.folder, self.language = Path(folder), language
+        self.splits = {split: _Split(self.folder, split, formats, stack) for split in splits}
+        self.ledger = _text_file(self.folder / "dropped.jsonl", stack)
+
+    def names(self) -> list[str]:
+        return [name for out in self.splits.values() for name in out.names] + ["dropped.jsonl"]
+
+    def drops(self, lines) -> None:
+        """Ledger lines (JSON text without the newline), in ledger order."""
+        text = "\n".join(lines)
+        if text:
+            self.ledger.write(text)
+            self.ledger.write("\n")
+
+    def rows(self, split: str, dataset: str, license_: str, cols: dict[str, list]) -> None:
+        """Append kept rows of one source, given as columns (``passage_id`` to ``correct_answer_num``, ``corpus``,
+        ``file``, ``record``), to the split's files and its row group."""
+        out = self.splits[split]
+        n = len(cols["question_id"])
+        if not n:
+            return
+        full = {**cols, "dataset": [dataset] * n, "split": [split] * n, "language": [self.language] * n,
+                "license": [license_] * n}
+        for c in _COLUMNS:
+            out.cols[c].extend(full[c])
+        out.rows += n
+        out.text += sum(map(len, cols["passage"])) + sum(map(len, cols["question"])) + sum(
+            sum(map(len, cols[f"answer{k}"])) for k in range(1, 5))
+        nums = [str(x) for x in cols["correct_answer_num"]]
+        if out.jsonl is not None:
+            enc = {c: _per_passage(json_text, cols[c]) if c == "passage" else list(map(json_text, cols[c]))
+                   for c in _JSON_PER_ROW}
+            head = f'"dataset": {json_text(dataset)}, "language": {json_text(self.language)}, ' \
+                   f'"license": {json_text(license_)}, "passage": '
+            tail = f', "split": {json_text(split)}}}\n'
+            out.jsonl.write("".join(
+                f'{{"answer1": {a1}, "answer2": {a2}, "answer3": {a3}, "answer4": {a4}, "correct_answer": {ca}, '
+                f'"correct_answer_num": {num}, {head}{p}, "passage_id": {pid}, "provenance": {{"corpus": {co}, '
+                f'"file": {fi}, "record": {re_}}}, "question": {q}, "question_id": {qid}{tail}'
+                for a1, a2, a3, a4, ca, num, p, pid, co, fi, re_, q, qid in zip(
+                    enc["answer1"], enc["answer2"], enc["answer3"], enc["answer4"], enc["correct_answer"], nums,
+                    enc["passage"], enc["passage_id"], enc["corpus"], enc["file"], enc["record"], enc["question"],
+                    enc["question_id"])))
+        if out.tsv is not None:
+            fields = {**{c: _per_passage(tsv_field, full[c]) if c == "passage" else _tsv_column(full[c])
+                         for c in _COLUMNS if c != "correct_answer_num"},
+                      "correct_answer_num": nums}
+            out.tsv.write("".join(["\t".join(row) + "\n" for row in zip(*(fields[c] for c in _COLUMNS))]))
+        if out.text >= ROW_GROUP_TEXT or len(out.cols["question_id"]) >= ROW_GROUP_ROWS:
+            out.flush()
+
+    def finish(self) -> list[str]:
+        """Write the last row group of every split; return the names of the files."""
+        for out in self.splits.values():
+            out.flush()
+        return self.names()

@@ -1,0 +1,305 @@
+"""The streaming assembly (builder/assemble_stream.py) against the in-memory one, byte for byte.
+
+`builder assemble` streams records through the filters in batches on worker
+processes and writes them with Arrow writers; `assemble_records` +
+`write_assembly` keep every record in lists. The two are independent paths
+through the same filter classes, so each checks the other: on the shipped
+samples and on crafted corpora (duplicates across files and splits, MCScript
+completion, MultiRC sampling), with one worker and two, and with batches,
+tasks and row groups made tiny so that every boundary is crossed many times.
+The line formats are checked against the standard library on generated text.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import multiprocessing
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import builder.assemble_output as output
+import builder.assemble_stream as stream
+from builder.assemble import assemble, assemble_records, write_assembly
+from builder.assemble_output import json_text, tsv_field
+from builder.assemble_steps import SeenStore
+from builder.assemble_stream import shuffled_columns
+from builder.readers.base import RawMCItem
+from builder.recipe import load_recipe, recipe_from_dict
+from builder.shuffle import balanced_positions, shuffle_options
+from schemas.errors import SourceError, SourceNotFoundError
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "examples" / "belebele-train.yaml"
+SOURCES = ROOT / "tests" / "data" / "sources"
+MULTIRC = ROOT / "tests" / "data" / "readers" / "multirc_splitv2"
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """Batches of 3 records, tasks of 2 files, row groups of ~2 KB of text: every boundary is crossed."""
+    monkeypatch.setattr(stream, "BATCH", 3)
+    monkeypatch.setattr(stream, "FILES_PER_TASK", 2)
+    monkeypatch.setattr(output, "ROW_GROUP_TEXT", 2000)
+
+
+def in_memory(recipe, out: Path, **kw) -> Path:
+    write_assembly(assemble_records(recipe, **kw), out)
+    return out
+
+
+def same_outputs(a: Path, b: Path, *, parquet_bytes: bool) -> None:
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir())
+    for name in names:
+        if name.endswith(".parquet"):
+            assert pq.read_table(a / name).equals(pq.read_table(b / name)), name
+            if not parquet_bytes:
+                continue
+        if name == "manifest.json" and not parquet_bytes:  # it holds the Parquet files' sha256
+            ma, mb = (json.loads((d / name).read_text(encoding="utf-8")) for d in (a, b))
+            ma["files"] = {k: v for k, v in ma["files"].items() if not k.endswith(".parquet")}
+            mb["files"] = {k: v for k, v in mb["files"].items() if not k.endswith(".parquet")}
+            assert ma == mb
+            continue
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_streaming_writes_the_bytes_of_the_in_memory_assembly(tmp_path, jobs):
+    recipe = load_recipe(EXAMPLE)
+    reference = in_memory(recipe, tmp_path / "memory")
+    assemble(recipe, tmp_path / "stream", jobs=jobs)
+    same_outputs(reference, tmp_path / "stream", parquet_bytes=True)  # one row group: the same Parquet bytes
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_tiny_batches_tasks_and_row_groups_change_nothing_but_the_row_groups(tmp_path, tiny, jobs):
+    recipe = load_recipe(EXAMPLE)
+    reference = in_memory(recipe, tmp_path / "memory", seed=3)
+    result, _ = assemble(recipe, tmp_path / "stream", seed=3, jobs=jobs)
+    assert pq.ParquetFile(tmp_path / "stream" / "train.parquet").num_row_groups > 10
+    same_outputs(reference, tmp_path / "stream", parquet_bytes=False)
+    assert len(result.ledger) == sum(1 for _ in open(tmp_path / "stream" / "dropped.jsonl", encoding="utf-8"))
+
+
+def crafted_corpus(root: Path) -> Path:
+    """The RACE sample with copies of articles (within train, and train -> dev), plus MCScript and MultiRC."""
+    race = root / "race"
+    shutil.copytree(SOURCES / "race", race)
+    train = sorted((race / "RACE" / "train" / "high").glob("*.txt"))
+    shutil.copy(train[0], race / "RACE" / "train" / "middle" / "900.txt")
+    shutil.copy(train[0], race / "RACE" / "dev" / "high" / "901.txt")
+    shutil.copy(train[1], race / "RACE" / "dev" / "middle" / "902.txt")
+    article = json.loads(train[2].read_text(encoding="utf-8"))  # a question twice in one file: one batch
+    for key in ("questions", "options", "answers"):
+        article[key] = [article[key][0], article[key][0], *article[key][1:]]
+    article["article"] += " A new last sentence."  # not a copy of its source file
+    (race / "RACE" / "train" / "high" / "903.txt").write_text(json.dumps(article), encoding="utf-8")
+    recipe = {"name": "crafted", "seed": 5, "outputs": {"formats": ["parquet", "jsonl", "tsv"]}, "sources": [
+        {"name": "RACE", "reader": "race", "path": str(race), "splits": {"train": "train", "dev": "dev"},
+         "filters": ["duplicate_question", "fill_in_blank", "too_many_sentences", "empty_option"]},
+        {"name": "MCScript", "reader": "mcscript", "path": str(SOURCES / "mcscript"), "splits": {"train": "train"},
+         "filters": ["too_many_sentences", "duplicate_question", "complete_options"]},
+        {"name": "MultiRC", "reader": "multirc", "path": str(MULTIRC), "splits": {"train": "train", "dev": "dev"},
+         "filters": ["sample_four_options", "duplicate_question", "empty_option"]},
+        {"name": "RACE again", "reader": "race", "path": str(race), "splits": {"dev": "train"},
+         "filters": ["fill_in_blank", {"too_many_sentences": {"max_sentences": 12}}]},
+    ]}
+    return recipe
+
+
+@pytest.mark.parametrize("jobs, small", [(1, True), (2, True), (2, False)])
+def test_duplicates_completion_and_sampling_across_batches_match_the_in_memory_ledger(tmp_path, request, jobs, small):
+    if small:  # duplicates in other batches; otherwise in the same batch
+        request.getfixturevalue("tiny")
+    recipe = recipe_from_dict(crafted_corpus(tmp_path))
+    reference = in_memory(recipe, tmp_path / "memory")
+    result, manifest = assemble(recipe, tmp_path / "stream", jobs=jobs)
+    same_outputs(reference, tmp_path / "stream", parquet_bytes=False)
+    reasons = manifest["dropped_by_reason"]
+    assert reasons["duplicate_question"] >= 3 and "fill_in_blank" in reasons and "too_many_sentences" in reasons
+    ledger = [json.loads(x) for x in (tmp_path / "stream" / "dropped.jsonl").read_text(encoding="utf-8").splitlines()]
+    dup = [d for d in ledger if d["reason"] == "duplicate_question"]
+    assert any(d["split"] == "dev" and "same passage, question and options as train " in d["message"] for d in dup)
+    assert any(d["file"].endswith("903.txt") and d["record_id"] == "#1" and "903.txt #0" in d["message"]
+               for d in dup)  # a copy in the same file as its first
+
+
+def test_the_answer_order_is_the_in_memory_shuffle_drawn_in_chunks():
+    for n, seed in ((1, 0), (7, 1), (50, 2), (403, 3)):
+        rng = np.random.default_rng(seed)
+        items = [RawMCItem("c", "s", "p", f"q{i}", "P", "Q", [f"o{i}.{k}" for k in range(4)], [int(rng.integers(4))],
+                           "f", f"#{i}") for i in range(n)]
+        expected = shuffle_options(items, np.random.default_rng([seed, 9]))
+        rng = np.random.default_rng([seed, 9])
+        positions, got, done = balanced_positions(n, rng), [], 0
+        for m in (1, 5, 64, 1000):  # the wrong options' order drawn chunk by chunk, as the spill is read back
+            m = min(m, n - done)
+            if m:
+                orders = rng.permuted(np.tile(np.arange(3), (m, 1)), axis=1)
+                rows = [(i.corpus, i.passage_id, i.question_id, i.passage, i.question, i.options, i.correct, i.file,
+                         i.record) for i in items[done:done + m]]
+                cols = shuffled_columns(rows, positions[done:done + m], orders)
+                got += [((cols["answer1"][k], cols["answer2"][k], cols["answer3"][k], cols["answer4"][k]),
+                         cols["correct_answer_num"][k]) for k in range(m)]
+                done += m
+        assert got == expected
+
+
+TEXT = st.text(alphabet=st.sampled_from(list('ab "\\\t\n\r\x00\x1fé€𝄞\u2028,;') + ["\ud800"]), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT)
+def test_json_and_tsv_fields_are_what_the_standard_library_writes(value):
+    assert json_text(value) == json.dumps(value, ensure_ascii=False)
+    buf = io.StringIO()
+    csv.writer(buf, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n").writerow(
+        ["x", value, "y"])
+    assert buf.getvalue() == f"x\t{tsv_field(value)}\ty\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3)), max_size=120))
+def test_the_seen_store_answers_as_a_dict_across_merges(tmp_path_factory, ops):
+    store = SeenStore(tmp_path_factory.mktemp("seen") / "seen.bin")
+    store.RECENT = 4  # merge into the sorted arrays often
+    tables = {name: store.table(name) for name in ("a", "b")}
+    model: dict = {}
+    for i, (key, table) in enumerate(ops):
+        name = "ab"[table % 2]
+        digest = key.to_bytes(8, "little") + (key * 7).to_bytes(8, "little")
+        got = store.add(tables[name], {digest: f"record {i}"})
+        first = model.setdefault((name, digest), f"record {i}")
+        assert got == ({} if first == f"record {i}" else {digest: first})
+    store.close()
+
+
+def test_a_passage_that_comes_back_after_another_is_named(tmp_path):
+    # complete_options streams one passage at a time: the readers give a passage's questions together
+    rows = [{"passage": "P one.", "question": "Q1?", "a": "x", "b": "y", "label": "A", "pid": "p1"},
+            {"passage": "P two.", "question": "Q2?", "a": "z", "b": "w", "label": "A", "pid": "p2"},
+            {"passage": "P one.", "question": "Q3?", "a": "u", "b": "v", "label": "B", "pid": "p1"}]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    recipe = recipe_from_dict({"name": "mixed", "sources": [{
+        "name": "J", "reader": "jsonl", "path": str(tmp_path), "splits": {"train": "train"}, "license": "MIT",
+        "filters": ["complete_options"], "options": {"columns": {
+            "passage": "passage", "question": "question", "options": ["a", "b"], "answer": "label",
+            "passage_id": "pid"}}}]})
+    with pytest.raises(SourceError, match=r"train\.jsonl, line 3: complete_options: the questions of passage p1 "):
+        assemble(recipe, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_errors_surface_in_reading_order_and_no_worker_is_left(tmp_path):
+    data = {"name": "two", "sources": [
+        {"name": "bad", "reader": "race", "path": str(ROOT / "tests" / "data" / "assemble" / "bad_race"),
+         "splits": {"train": "train"}},
+        {"name": "missing", "reader": "race", "path": str(tmp_path / "nowhere"), "splits": {"train": "train"}}]}
+    with pytest.raises(SourceError, match=r"2\.txt, line 1: malformed JSON"):  # not the missing folder after it
+        assemble(recipe_from_dict(data), tmp_path / "out", jobs=2)
+    assert multiprocessing.active_children() == []
+    data["sources"] = data["sources"][1:]
+    with pytest.raises(SourceNotFoundError):
+        assemble(recipe_from_dict(data), tmp_path / "out", jobs=2)
+    assert not (tmp_path / "out").exists() and multiprocessing.active_children() == []
+
+
+CLEAN = TEXT.filter(lambda t: "\ud800" not in t)
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False) | CLEAN,
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(CLEAN, inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(JSON, max_size=6), st.sampled_from(["", " ", "\n", "\r\n\t"]), st.integers(1, 9),
+       st.booleans(), st.integers(0, 40), st.sampled_from([b"", b"x", b"]", b"\xff", b"\xc3", b" \n"]))
+def test_the_array_is_read_one_element_at_a_time_as_json_loads_reads_it(tmp_path_factory, values, space, chunk,
+                                                                         bom, cut, tail):
+    from builder.readers.common import NotStreamable, iter_json_array
+
+    text = "[" + space + ("," + space).join(json.dumps(v, ensure_ascii=bool(cut % 2)) for v in values) + space + "]"
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    if cut and tail:  # damage it: cut it short, or add bytes after it
+        data = data[:len(data) - cut % len(data)] if cut % 3 == 0 else data + tail
+    path = tmp_path_factory.mktemp("json") / "a.json"
+    path.write_bytes(data)
+    try:
+        expected = json.loads(data.decode("utf-8").removeprefix("\ufeff"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        expected = None
+    got = []
+    try:
+        got.extend(iter_json_array(path, chunk=chunk))
+    except NotStreamable:
+        assert expected is None or not isinstance(expected, list)
+        assert got == (expected or [])[:len(got)] or expected is None
+        return
+    assert got == expected
+
+
+def test_a_large_sciq_file_yields_the_same_records_streamed(tmp_path):
+    from builder.readers import get_reader
+
+    folder = tmp_path / "SciQ dataset-2 3"
+    folder.mkdir()
+    rows = json.loads((SOURCES / "sciq" / "SciQ dataset-2 3" / "train.json").read_text(encoding="utf-8")) * 700
+    (folder / "train.json").write_text(json.dumps(rows, indent=2), encoding="utf-8")  # ~2,100 rows, > 1 MiB
+    assert (folder / "train.json").stat().st_size > 1 << 20
+    got = [(r.question, r.options, r.record) for r in get_reader("sciq")(tmp_path, ["train"])]
+    assert got == [(r["question"], [r["correct_answer"], r["distractor1"], r["distractor2"], r["distractor3"]],
+                    f"#{i}") for i, r in enumerate(rows)]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_reader_yielding_an_unasked_split_stops_the_streaming_assembly_too(tmp_path, monkeypatch, jobs):
+    import builder.assemble as assemble_module
+    from builder.assemble import InternalError
+
+    real = assemble_module.get_reader("mctest")
+
+    class Wrong(real):
+        def parse_file(self, split, path):
+            for rec in super().parse_file(split, path):
+                rec.split = "test"
+                yield rec
+
+    monkeypatch.setattr(assemble_module, "get_reader", lambda name: Wrong)  # forked workers inherit it
+    data = {"name": "demo", "sources": [{"name": "MCTest", "reader": "mctest", "path": str(SOURCES / "mctest"),
+                                         "splits": {"train": "train"}}]}
+    with pytest.raises(InternalError, match=r"^internal error: reader mctest yielded split 'test', asked for train$"):
+        assemble(recipe_from_dict(data), tmp_path / "out", jobs=jobs)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_progress_bar_of_each_source_sees_all_its_files(tmp_path, tiny):
+    seen = []
+
+    def wrap(iterable, total, label):
+        seen.append([label, total, 0])
+        for item in iterable:
+            seen[-1][2] += 1
+            yield item
+
+    assemble(load_recipe(EXAMPLE), tmp_path / "out", wrap=wrap, jobs=2)
+    assert [s[0] for s in seen] == ["reading RACE", "reading SciQ", "reading MCTest_500", "reading MCScript",
+                                    "reading ReClor", "reading MultiRC"]
+    assert all(total == done for _, total, done in seen) and seen[0][1] == 10  # RACE: 5 train + 5 dev articles
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("ab A.!?;\n") + ["Mr.", "e.g.", " 1.", "。", "।"]), max_size=40).map("".join),
+       st.integers(1, 6))
+def test_the_ascii_shortcut_of_the_sentence_limit_decides_as_the_full_count(text, limit):
+    # too_many_sentences counts . ! ? directly in ASCII text (the only ASCII terminal marks): same verdicts
+    from builder.filters.sentences import _MARK, count_sentences, more_sentences_than
+
+    if text.isascii():
+        assert text.count(".") + text.count("!") + text.count("?") == len(_MARK.findall(text))
+    assert more_sentences_than(text, limit) == (count_sentences(text) > limit)
