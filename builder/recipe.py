@@ -170,7 +170,7 @@ def load_recipe(path: str | Path) -> Recipe:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else None
-        problem = getattr(err, "problem", None) or str(err)
+        problem = (getattr(err, "problem", None) or str(err)).replace("\n", " ")  # one line, as every error
         raise RecipeError(f"malformed YAML: {problem}", file=path, record=where) from None
     return recipe_from_dict(data, file=path)
 

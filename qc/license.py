@@ -34,7 +34,7 @@ def split_license(frame, declared: str | None) -> tuple[bool, str]:
             return True, ",".join(sorted(set(col.astype(str))))
         if declared:
             return True, declared
-        values = ", ".join(sorted(set(col[blank].astype(str).str.strip())))
+        values = ", ".join(sorted(set(col[blank].fillna("").astype(str).str.strip())))
         return False, f"{int(blank.sum())} row(s) without a known license ({values})"
     if declared:
         return True, declared

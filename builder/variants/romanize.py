@@ -201,12 +201,14 @@ def _is_consonant(c: str) -> bool:
     if not c:
         return False
     name = unicodedata.name(c, "")
-    return unicodedata.category(c) == "Lo" and " LETTER " in name and not any(
+    # Sinhala's unaspirated consonants (ALPAPRAANA KAYANNA ...) and AMBA BAYANNA start like the vowel "A"
+    return unicodedata.category(c) == "Lo" and " LETTER " in name and (
+        " LETTER ALPAPRAANA " in name or " LETTER AMBA " in name or not any(
         v in name for v in (" LETTER A", " LETTER I", " LETTER U", " LETTER E", " LETTER O", " LETTER VOCALIC",
                             " LETTER AYANNA", " LETTER AAYANNA", " LETTER AEYANNA", " LETTER AEEYANNA",
                             " LETTER IYANNA", " LETTER IIYANNA", " LETTER UYANNA", " LETTER UUYANNA",
                             " LETTER EYANNA", " LETTER EEYANNA", " LETTER AIYANNA", " LETTER OYANNA",
-                            " LETTER OOYANNA", " LETTER AUYANNA", " LETTER IRUYANNA", " LETTER ILUYANNA"))
+                            " LETTER OOYANNA", " LETTER AUYANNA", " LETTER IRUYANNA", " LETTER ILUYANNA")))
 
 
 def round_trip_reason(source: str, back: str, script: str | None = None) -> str:

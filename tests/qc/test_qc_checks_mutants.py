@@ -1,0 +1,336 @@
+"""The gate's small decision checks, exactly (issue 17, mutation testing phase 2).
+
+``answer_balance``, ``label_distribution``, ``leakage`` and ``license`` decide
+pass/fail on counts; ``qc.result`` says which results block a release and
+which are hypothesis tests; ``qc.gate.run_variant`` applies ``enabled`` and
+``gate`` from the config. These tests call each one in-process on frames small
+enough to count by hand, and check the statistics against scipy and
+statsmodels called here, so that a changed boundary, count, tie rule or
+message fails.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from qc import answer_balance, label_distribution, leakage, license
+from qc.config import default_config
+from qc.gate import QCReport, _declared_licenses, run_variant
+from qc.result import CheckResult, VariantData, skipped
+from schemas.dataset import LoadedDataset
+
+
+def _mc(**splits) -> VariantData:
+    return VariantData("hin_Deva", "mc", {s: pd.DataFrame(v) for s, v in splits.items()})
+
+
+# --- answer_balance ------------------------------------------------------------------------------------
+
+def test_position_test_counts_tests_and_picks_the_first_largest_deviation():
+    r = answer_balance.position_test([1, 2, 2, 3, 3, 4])  # every position deviates by 1/12: A is the first
+    assert r["counts"] == [1, 2, 2, 1] and r["position"] == 1
+    assert r["deviation"] == pytest.approx(1 / 6 - 1 / 4)
+    res = stats.chisquare([1, 2, 2, 1])
+    assert (r["chi2"], r["p_value"]) == (pytest.approx(res.statistic), pytest.approx(res.pvalue))
+    assert r["max_share"] == pytest.approx(2 / 6)
+    low, high = proportion_confint(1, 6, alpha=0.05, method="beta")
+    assert r["ci"] == (pytest.approx(low - 0.25), pytest.approx(high - 0.25))
+
+
+def test_position_test_ignores_values_outside_1_to_4_and_uses_the_confidence():
+    r = answer_balance.position_test(["1", 1, 4, 4, 4, "x", 5, 0, None], confidence=0.9)
+    assert r["counts"] == [2, 0, 0, 3]
+    assert r["position"] == 4 and r["deviation"] == pytest.approx(0.35)  # |4*3 - 5| = 7 is the largest
+    low, high = proportion_confint(3, 5, alpha=0.1, method="beta")
+    assert r["ci"] == (pytest.approx(low - 0.25), pytest.approx(high - 0.25))
+
+
+def test_position_test_with_no_valid_answer():
+    r = answer_balance.position_test(["x", 7])
+    assert r["counts"] == [0, 0, 0, 0] and r["max_share"] == 0.0
+    assert (r["position"], r["deviation"], r["ci"]) == (None, None, None)
+
+
+def test_answer_balance_result_is_a_test_with_every_field():
+    data = _mc(train={"correct_answer_num": [1, 1, 1, 2]}, test={"correct_answer_num": [3, 4, "x", 5]})
+    (r,) = answer_balance.run(data, {"max_deviation": 0.07})
+    res = stats.chisquare([3, 1, 1, 1])
+    assert (r.variant, r.check, r.passed, r.gate, r.skipped) == ("hin_Deva", "answer_balance", True, True, False)
+    assert r.statistic == pytest.approx(res.statistic) and r.p_value == pytest.approx(res.pvalue)
+    assert r.value == r.effect == pytest.approx(0.25)
+    assert r.threshold == r.floor == 0.07
+    assert r.fails_as == "unbalanced" and r.effect_name == "largest deviation from 1/4"
+    low, high = proportion_confint(3, 6, alpha=0.05, method="beta")
+    assert r.effect_ci == (pytest.approx(low - 0.25), pytest.approx(high - 0.25))
+    assert r.detail == ("correct answers per position A=3, B=1, C=1, D=1; chi-square vs uniform; "
+                        "largest deviation A: +0.250")
+    assert r.extra == {"counts": [3, 1, 1, 1], "max_share": 0.5, "position": "A"}
+    assert r.paper == "Belebele shuffles answer positions (assembly code, NumPy seed 0)"
+    assert r.is_test
+
+
+def test_answer_balance_uses_the_variant_confidence_and_names_the_letter():
+    data = _mc(train={"correct_answer_num": [4, 4, 4, 1]})
+    data.confidence = 0.8
+    (r,) = answer_balance.run(data, {"max_deviation": 0.05})
+    low, high = proportion_confint(3, 4, alpha=0.2, method="beta")
+    assert r.effect_ci == (pytest.approx(low - 0.25), pytest.approx(high - 0.25))
+    assert r.extra["position"] == "D" and r.detail.endswith("largest deviation D: +0.500")
+
+
+@pytest.mark.parametrize("rows,why", [({"correct_answer_num": []}, "no questions"),
+                                      ({"correct_answer_num": ["x", 9]}, "no valid correct_answer_num")])
+def test_answer_balance_skips_with_a_reason(rows, why):
+    (r,) = answer_balance.run(_mc(train=rows), {"max_deviation": 0.05})
+    assert (r.variant, r.check, r.passed, r.skipped, r.detail) == ("hin_Deva", "answer_balance", True, True, why)
+    assert not r.is_test and not r.blocks
+
+
+# --- label_distribution ----------------------------------------------------------------------------------
+
+def _topic(tables, pivot=None) -> VariantData:
+    return VariantData("hin_Deva", "topic", {s: pd.DataFrame({"category": c}) for s, c in tables.items()},
+                       pivot=None if pivot is None else {s: pd.DataFrame({"category": c}) for s, c in pivot.items()})
+
+
+def test_label_counts_adds_missing_labels_and_sorts():
+    counts = label_distribution.label_counts({"train": pd.DataFrame({"category": ["b", "a", "a"]}),
+                                              "dev": pd.DataFrame({"category": ["b"]})}, ["c", "a"])
+    assert list(counts.index) == ["a", "b", "c"] and list(counts.columns) == ["dev", "train"]
+    assert counts.to_dict() == {"dev": {"a": 0, "b": 1, "c": 0}, "train": {"a": 2, "b": 1, "c": 0}}
+    assert all(str(t) == "int64" for t in counts.dtypes)
+
+
+def test_label_distribution_passes_at_min_count_and_tests_homogeneity():
+    data = _topic({"train": ["a", "a", "b", "b", "b"], "test": ["a", "b", "b"]})
+    (r,) = label_distribution.run(data, {"min_count": 1})
+    res = stats.chi2_contingency([[1, 2], [2, 3]])  # labels a, b (rows) x splits test, train (columns)
+    assert (r.variant, r.check, r.passed, r.reason, r.value, r.threshold) == (
+        "hin_Deva", "label_distribution", True, None, 1, 1)
+    assert r.statistic == pytest.approx(res.statistic) and r.p_value == pytest.approx(res.pvalue)
+    assert r.detail == "2 labels; min count 1 (needs 1)"
+    assert r.extra == {"counts": {"test": {"a": 1, "b": 2}, "train": {"a": 2, "b": 3}}}
+    assert r.paper == "SIB-200: 7 topic labels, stratified train/dev/test"
+    assert r.fails_as is None and not r.is_test
+
+
+def test_label_distribution_fails_below_min_count_and_lists_the_first_four():
+    data = _topic({"train": ["a", "a", "b", "c", "d", "e"], "test": ["a", "a", "f"]})
+    (r,) = label_distribution.run(data, {"min_count": 2})
+    assert (r.passed, r.reason, r.value, r.threshold) == (False, "label_too_rare", 0, 2)
+    assert r.detail == ("6 labels; min count 0 (needs 2); low: b@test=0, b@train=1, c@test=0, c@train=1")
+    assert r.blocks
+
+
+def test_a_label_only_the_pivot_has_is_missing_from_the_variant():
+    data = _topic({"train": ["a", "b"], "test": ["a", "b"]}, pivot={"train": ["a", "b", "z"]})
+    (r,) = label_distribution.run(data, {"min_count": 1})
+    assert not r.passed and r.value == 0
+    assert r.detail == "3 labels; min count 0 (needs 1); low: z@test=0, z@train=0"
+    assert r.statistic is None and r.p_value is None  # a label with no rows at all: no chi-square test
+
+
+def test_the_labels_of_every_pivot_split_count():
+    data = _topic({"train": ["a", "b"], "test": ["a", "b"]}, pivot={"train": ["a", "y"], "test": ["b", "z"]})
+    (r,) = label_distribution.run(data, {"min_count": 1})
+    assert r.detail == "4 labels; min count 0 (needs 1); low: y@test=0, y@train=0, z@test=0, z@train=0"
+
+
+def test_a_label_seen_once_still_gets_the_homogeneity_test():
+    data = _topic({"train": ["a", "a", "b"], "test": ["a", "c"]})  # c: one row in all
+    (r,) = label_distribution.run(data, {"min_count": 1})
+    res = stats.chi2_contingency([[1, 2], [0, 1], [1, 0]])
+    assert r.statistic == pytest.approx(res.statistic) and r.p_value == pytest.approx(res.pvalue)
+
+
+def test_label_distribution_needs_two_splits_and_two_labels_for_the_test():
+    (one_split,) = label_distribution.run(_topic({"train": ["a", "b"]}), {"min_count": 1})
+    assert one_split.passed and one_split.statistic is None and one_split.p_value is None
+    (one_label,) = label_distribution.run(_topic({"train": ["a"], "test": ["a"]}), {"min_count": 1})
+    assert one_label.passed and one_label.statistic is None
+    (empty,) = label_distribution.run(_topic({"train": []}), {"min_count": 1})
+    assert empty.skipped and empty.detail == "no rows" and empty.passed
+    assert (empty.variant, empty.check) == ("hin_Deva", "label_distribution")
+    (none,) = label_distribution.run(VariantData("x", "topic", {}), {"min_count": 1})
+    assert none.skipped and none.detail == "no rows"
+
+
+# --- leakage -----------------------------------------------------------------------------------------------
+
+def test_shared_texts_every_pair_normalised_without_empty_texts():
+    shared = leakage.shared_texts({"train": pd.Series(["A cat.", "", "B", "dog"]),
+                                   "dev": pd.Series(["a  cat.", " ", "dog"]),
+                                   "test": pd.Series(["b", "DOG", "x"])})
+    assert shared == {("train", "dev"): ["a cat.", "dog"], ("train", "test"): ["b", "dog"],
+                      ("dev", "test"): ["dog"]}
+
+
+def _mc_rows(passages, questions, answer="o"):
+    return {"passage": passages, "question": questions, "answer1": [answer] * len(passages),
+            "answer2": ["p"] * len(passages), "answer3": ["q"] * len(passages), "answer4": ["r"] * len(passages)}
+
+
+def test_leakage_counts_passages_and_questions_with_their_options():
+    data = _mc(train=_mc_rows(["P one.", "P two.", "P three."], ["Q1?", "Q2?", "Q3?"]),
+               test=_mc_rows(["p one.", "P two.", "Other."], ["Q1?", "Q2?", "Q9?"], answer="other"))
+    passages, questions = leakage.run(data, {"max_shared": 1})
+    assert (passages.variant, questions.variant) == ("hin_Deva", "hin_Deva")
+    assert (passages.check, passages.passed, passages.value, passages.threshold) == ("leakage:passages", False,
+                                                                                      2, 1)
+    assert passages.reason == "shared_across_splits"
+    assert passages.detail == "passages in two splits: train/test: 2"
+    assert passages.extra == {"pairs": {"train/test": 2}, "examples": ["p one.", "p two."]}
+    assert passages.paper == "Belebele is test-only (§3.4): no test passage may be trained on"
+    # the questions differ in their first option, so none is shared
+    assert (questions.check, questions.passed, questions.value, questions.reason) == ("leakage:questions", True,
+                                                                                       0, None)
+    assert questions.detail == "questions in two splits: none" and questions.extra == {"pairs": {}, "examples": []}
+
+
+def test_leakage_at_the_limit_passes_and_examples_are_capped():
+    texts = [f"text {i}" for i in range(5)]
+    data = VariantData("x", "topic", {"train": pd.DataFrame({"text": texts}), "dev": pd.DataFrame({"text": texts}),
+                                      "test": pd.DataFrame({"text": texts[:1]})})
+    (r,) = leakage.run(data, {"max_shared": 7})
+    assert (r.check, r.value, r.passed) == ("leakage:texts", 7, True)  # 5 + 1 + 1 shared
+    assert r.detail == "texts in two splits: train/dev: 5; train/test: 1; dev/test: 1"
+    assert r.extra["examples"] == ["text 0", "text 1", "text 0", "text 0"]
+    (r,) = leakage.run(data, {"max_shared": 6})
+    assert not r.passed and r.reason == "shared_across_splits"
+
+
+def test_leakage_of_one_split_is_skipped():
+    (r,) = leakage.run(_mc(test=_mc_rows(["a"], ["b"])), {"max_shared": 0})
+    assert (r.variant, r.check, r.skipped, r.passed, r.detail) == ("hin_Deva", "leakage", True, True,
+                                                                   "only one split (test)")
+
+
+def test_leakage_examples_are_the_first_two_of_each_pair_cut_at_80_characters_at_most_four():
+    long = "word " * 30
+    texts = [long + "1", long + "2", long + "3"]
+    data = VariantData("x", "topic", {s: pd.DataFrame({"text": texts}) for s in ("train", "dev", "test")})
+    (r,) = leakage.run(data, {"max_shared": 0})
+    assert r.value == 9 and r.extra["pairs"] == {"train/dev": 3, "train/test": 3, "dev/test": 3}
+    cut = (long + "1")[:80]
+    assert len(cut) == 80 and r.extra["examples"] == [cut, cut, cut, cut]  # 2 of train/dev, 2 of train/test
+
+
+def test_a_question_is_its_text_with_its_four_options():
+    frame = pd.DataFrame(_mc_rows(["p"], ["Why?"]))
+    assert leakage._question_text(frame).tolist() == ["Why? | o | p | q | r"]
+
+
+# --- license ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("values,declared,expected", [
+    (["MIT", "CC-BY-4.0", "MIT"], None, (True, "CC-BY-4.0,MIT")),
+    (["MIT", " Unknown "], None, (False, "1 row(s) without a known license (Unknown)")),
+    (["none", None, "NOASSERTION", "null", "nan", ""], None,
+     (False, "6 row(s) without a known license (, NOASSERTION, nan, none, null)")),
+    (["unknown"], "CC-BY-SA-4.0", (True, "CC-BY-SA-4.0")),
+    (["unknown"], " unknown ", (False, "1 row(s) without a known license (unknown)")),
+])
+def test_split_license_by_row(values, declared, expected):
+    assert license.split_license(pd.DataFrame({"license": values}), declared) == expected
+
+
+def test_split_license_without_a_column_or_rows():
+    assert license.split_license(pd.DataFrame({"text": ["a"]}), "MIT") == (True, "MIT")
+    assert license.split_license(pd.DataFrame({"license": []}), "MIT") == (True, "MIT")
+    assert license.split_license(pd.DataFrame({"text": ["a"]}), "NoAssertion") == (
+        False, "no license column and none declared in variant.json or manifest.json")
+    assert license.split_license(pd.DataFrame({"text": ["a"]}), None)[0] is False
+    assert license.NO_LICENSE == {"", "unknown", "none", "noassertion", "null", "nan"}
+
+
+def test_license_check_counts_the_unlicensed_splits():
+    data = VariantData("x", "topic", {"train": pd.DataFrame({"license": ["MIT"]}),
+                                      "test": pd.DataFrame({"license": ["unknown"]})},
+                       licenses={"train": None, "test": None})
+    (r,) = license.run(data, {})
+    assert (r.variant, r.check, r.passed, r.value, r.threshold, r.reason) == ("x", "license", False, 1, 0,
+                                                                              "no_license")
+    assert r.detail == "train: MIT; test: 1 row(s) without a known license (unknown)"
+    assert r.extra == {"licenses": {"train": "MIT", "test": "1 row(s) without a known license (unknown)"},
+                       "unlicensed": ["test"]}
+    assert r.paper == "Belebele: CC BY-SA 4.0; its training set mostly CC BY-NC (app. A.3)"
+    data.licenses = {"test": "CC-BY-SA-4.0"}
+    (r,) = license.run(data, {})
+    assert (r.passed, r.value, r.reason) == (True, 0, None)
+    (r,) = license.run(VariantData("x", "topic", {}), {})
+    assert r.skipped and r.detail == "no splits" and (r.variant, r.check) == ("x", "license")
+
+
+# --- qc.result and the gate's use of the config ---------------------------------------------------------
+
+def test_which_results_are_tests_and_which_block():
+    assert CheckResult("v", "c", False).blocks
+    assert not CheckResult("v", "c", False, gate=False).blocks
+    assert not CheckResult("v", "c", True).blocks
+    assert CheckResult("v", "c", True, p_value=0.5, fails_as="x").is_test
+    assert not CheckResult("v", "c", True, p_value=None, fails_as="x").is_test
+    assert not CheckResult("v", "c", True, p_value=0.5).is_test
+    assert not CheckResult("v", "c", True, p_value=0.5, fails_as="x", skipped=True).is_test
+    assert CheckResult("v", "c", True, p_value=0.0, fails_as="x").is_test
+    s = skipped("v", "c", "why")
+    assert (s.variant, s.check, s.passed, s.skipped, s.detail, s.gate) == ("v", "c", True, True, "why", True)
+
+
+def test_to_dict_of_a_test_and_of_a_plain_check():
+    r = CheckResult("v", "c", False, p_value=0.01, fails_as="x", effect=float("nan"), effect_ci=(0.1, 0.3),
+                    floor=0.2, extra={"k": 1})
+    d = r.to_dict()
+    assert d["test"] is True and d["effect"] is None and (d["effect_ci_low"], d["effect_ci_high"]) == (0.1, 0.3)
+    assert d["k"] == 1 and d["passed"] is False and d["floor"] == 0.2
+    assert "test" not in CheckResult("v", "c", True, value=math.inf).to_dict()
+    assert CheckResult("v", "c", True, value=math.inf).to_dict()["value"] is None
+
+
+def test_run_variant_applies_enabled_and_gate_in_registry_order():
+    config = default_config()
+    data = VariantData("x", "topic", {"train": pd.DataFrame({"index_id": [1, 2], "category": ["a", "b"],
+                                                              "text": ["A cat.", "A dog."], "license": ["MIT"] * 2}),
+                                      "test": pd.DataFrame({"index_id": [3], "category": ["a"], "text": ["A cat."],
+                                                            "license": ["MIT"]})})
+    names = [r.check for r in run_variant(data, config)]
+    assert names == ["duplicates:texts", "leakage:texts", "contamination", "pivot_consistency", "empty_fields",
+                     "label_distribution", "script_consistency", "license"]
+    config["checks"]["leakage"]["gate"] = False
+    config["checks"]["license"]["enabled"] = False
+    results = {r.check: r for r in run_variant(data, config)}
+    assert "license" not in results
+    assert results["leakage:texts"].passed is False and results["leakage:texts"].gate is False
+    assert not results["leakage:texts"].blocks and results["label_distribution"].gate is True
+
+
+def test_the_report_passes_unless_a_gated_result_fails():
+    ok, warn, bad = (CheckResult("v", "a", True), CheckResult("v", "b", False, gate=False),
+                     CheckResult("v", "c", False, reason="r"))
+    report = QCReport([ok, warn], ["v"], "topic", {})
+    assert report.passed and report.failures == []
+    report = QCReport([ok, warn, bad], ["v"], "topic", {})
+    assert not report.passed and report.failures == [bad]
+
+
+def test_declared_licenses_come_from_variant_json_then_the_manifest(tmp_path: Path):
+    from schemas.variant import VariantInfo
+
+    folder = tmp_path / "hin_Deva"
+    folder.mkdir()
+    VariantInfo(variant="hin_Deva", kind="topic", license="CC-BY-SA-4.0").write(folder)
+    files = {("hin_Deva", "train"): folder / "train.tsv", ("hin_Deva", "test"): folder / "test.tsv"}
+    tables = {"hin_Deva": {"train": pd.DataFrame({"category": ["a"]}), "test": pd.DataFrame({"category": ["a"]})}}
+    ds = LoadedDataset(root=tmp_path, kind="topic", tables=tables, files=files, manifest={"license": "MIT"})
+    assert _declared_licenses(ds, "hin_Deva") == {"train": "CC-BY-SA-4.0", "test": "CC-BY-SA-4.0"}
+    table = {"train": pd.DataFrame({"category": ["a"]}), "test": pd.DataFrame({"category": ["a"]})}
+    ds = LoadedDataset(root=tmp_path, kind="topic", tables={"eng_Latn": table}, manifest={"license": "MIT"})
+    assert _declared_licenses(ds, "eng_Latn") == {"train": "MIT", "test": "MIT"}
+    ds = LoadedDataset(root=tmp_path, kind="topic", tables={"eng_Latn": table}, manifest={"license": ""})
+    assert _declared_licenses(ds, "eng_Latn") == {"train": None, "test": None}
+    ds = LoadedDataset(root=tmp_path, kind="topic", tables={"eng_Latn": table}, manifest={"license": 3})
+    assert _declared_licenses(ds, "eng_Latn") == {"train": None, "test": None}

@@ -1,0 +1,213 @@
+"""The overlap t-test check, exactly (issue 17, mutation testing phase 2).
+
+``qc.overlap_ttest`` measures, for each overlap feature, Welch's t-test of
+correct vs wrong options and Hedges' g with its interval; ``qc.decision``
+decides. These tests recompute every number with scipy and statsmodels (and
+Hedges' formula written out here) on small hand-made feature tables, and pin
+the result's fields and detail lines, the constant-feature rule and the
+too-few-options rule.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.meta_analysis import effectsize_smd
+
+from qc import overlap_ttest as O
+from qc.result import VariantData
+
+X = [0.9, 0.8, 1.0, 0.7]
+Y = [0.1, 0.3, 0.2, 0.4, 0.0, 0.5]
+
+
+def _hedges(x, y):
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    n1, n2 = len(x), len(y)
+    pooled = math.sqrt(((n1 - 1) * x.var(ddof=1) + (n2 - 1) * y.var(ddof=1)) / (n1 + n2 - 2))
+    d = (x.mean() - y.mean()) / pooled
+    return d, d * (1 - 3 / (4 * (n1 + n2) - 9))
+
+
+def test_cohen_d_and_hedges_g_by_the_formula():
+    d, g = _hedges(X, Y)
+    assert O.cohen_d(X, Y) == pytest.approx(d, rel=1e-12)
+    assert O.hedges_g(X, Y) == pytest.approx(g, rel=1e-12)
+    assert O.cohen_d(Y, X) == pytest.approx(-d, rel=1e-12)
+    # statsmodels' bias-corrected estimate is the same g
+    g_sm, _ = effectsize_smd(np.mean(X), np.std(X, ddof=1), len(X), np.mean(Y), np.std(Y, ddof=1), len(Y))
+    assert O.hedges_g(X, Y) == pytest.approx(g_sm, rel=1e-9)
+
+
+@pytest.mark.parametrize("x,y", [([1.0], [1.0, 2.0]), ([1.0, 2.0], [3.0]), ([1.0, 1.0], [2.0, 2.0])])
+def test_cohen_d_is_nan_with_one_value_or_no_spread(x, y):
+    assert math.isnan(O.cohen_d(x, y))
+
+
+def test_cohen_d_with_exactly_two_values_per_group():
+    assert O.cohen_d([1.0, 3.0], [0.0, 2.0]) == pytest.approx(1 / math.sqrt(2))
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.8])
+def test_the_interval_of_g_is_statsmodels_variance_at_the_confidence(confidence):
+    g, low, high = O.hedges_g_ci(X, Y, confidence)
+    _, var = effectsize_smd(np.mean(X), np.std(X, ddof=1), len(X), np.mean(Y), np.std(Y, ddof=1), len(Y))
+    half = stats.norm.ppf(1 - (1 - confidence) / 2) * math.sqrt(var)
+    assert (g, low, high) == (pytest.approx(_hedges(X, Y)[1]), pytest.approx(g - half), pytest.approx(g + half))
+    g, low, high = O.hedges_g_ci([1.0, 1.0], [2.0, 2.0])
+    assert math.isnan(g) and math.isnan(low) and math.isnan(high)
+
+
+def _features(correct_values, wrong_values, name="f"):
+    values = list(correct_values) + list(wrong_values)
+    return pd.DataFrame({"correct": [True] * len(correct_values) + [False] * len(wrong_values), name: values})
+
+
+def test_feature_ttest_is_welch_with_every_number():
+    t = O.feature_ttest(_features(X, Y), "f", confidence=0.9)
+    res = stats.ttest_ind(X, Y, equal_var=False)
+    g, low, high = O.hedges_g_ci(X, Y, 0.9)
+    assert t == {"t": pytest.approx(res.statistic), "p": pytest.approx(res.pvalue),
+                 "d": pytest.approx(_hedges(X, Y)[0]), "g": pytest.approx(g), "g_low": pytest.approx(low),
+                 "g_high": pytest.approx(high), "n_correct": 4, "n_wrong": 6, "mean_correct": pytest.approx(0.85),
+                 "mean_wrong": pytest.approx(0.25), "df": pytest.approx(res.df)}
+    default = O.feature_ttest(_features(X, Y), "f")
+    g, low, high = O.hedges_g_ci(X, Y, 0.95)
+    assert (default["g_low"], default["g_high"]) == (pytest.approx(low), pytest.approx(high))
+    student = stats.ttest_ind(X, Y, equal_var=True)
+    assert t["p"] != pytest.approx(student.pvalue)  # Welch, not Student
+
+
+def test_feature_ttest_with_too_few_options():
+    t = O.feature_ttest(_features([0.5], Y), "f")
+    assert t == {"n_correct": 1, "n_wrong": 6, "mean_correct": 0.5, "mean_wrong": pytest.approx(0.25), "d": None,
+                 "g": None, "g_low": None, "g_high": None, "t": None, "p": None}
+    t = O.feature_ttest(_features([], []), "f")
+    assert (t["mean_correct"], t["mean_wrong"], t["p"], t["n_correct"]) == (None, None, None, 0)
+    assert O.feature_ttest(_features(X, [0.2]), "f")["p"] is None
+    assert O.feature_ttest(_features([0.2, 0.3], [0.1, 0.5]), "f")["p"] is not None  # two of each: tested
+
+
+@pytest.mark.parametrize("correct,wrong,p", [([1.0, 1.0], [1.0, 1.0, 1.0], 1.0), ([1.0, 1.0], [0.0, 0.0], 0.0)])
+def test_a_feature_constant_in_both_groups(correct, wrong, p):
+    t = O.feature_ttest(_features(correct, wrong), "f")
+    assert (t["p"], t["t"], t["constant"], t["g"], t["d"]) == (p, None, True, None, None)
+    assert t["mean_correct"] == correct[0] and t["mean_wrong"] == wrong[0]
+
+
+def test_constant_in_one_group_only_is_tested():
+    t = O.feature_ttest(_features([1.0, 1.0, 1.0], [0.0, 0.5, 1.0]), "f")
+    assert "constant" not in t and t["p"] == pytest.approx(stats.ttest_ind([1.0] * 3, [0.0, 0.5, 1.0],
+                                                                           equal_var=False).pvalue)
+
+
+CHINESE = [("小猫坐在垫子上。小狗跑了。", "小猫坐在哪里？", ["在垫子上", "在车里", "在家里", "在树下"], 1),
+           ("鲍勃去市场买苹果。", "鲍勃买了什么？", ["梨", "在市场买苹果", "面包", "牛奶"], 2),
+           ("小镇下了一整天的雨。", "下了一整天的是什么？", ["雪", "太阳", "小镇的雨", "冰雹"], 3)]
+
+
+def _mc(texts=None, variant="eng_Latn") -> VariantData:
+    rows = []
+    texts = texts or [("The cat sat on the mat. The dog ran.", "Where did the cat sit?",
+              ["on the mat", "in the car", "at home", "under a tree"], 1),
+             ("Bob went to the market to buy apples.", "What did Bob buy?",
+              ["pears", "apples at the market", "bread", "milk"], 2),
+             ("Rain fell all day in the small town.", "What fell all day?", ["snow", "sun", "rain in the town", "hail"],
+              3)]
+    for i, (p, q, a, c) in enumerate(texts):
+        rows.append({"passage": p, "question": q, "answer1": a[0], "answer2": a[1], "answer3": a[2],
+                     "answer4": a[3], "correct_answer_num": c, "correct_answer": a[c - 1], "question_id": str(i),
+                     "passage_id": str(i)})
+    return VariantData(variant, "mc", {"test": pd.DataFrame(rows)})
+
+
+def test_run_gives_one_test_per_feature_and_the_reported_share():
+    data = _mc()
+    results = O.run(data, {"features": ["token_share", "lcs_substring"], "min_g": 0.3})
+    assert [r.check for r in results] == ["overlap_ttest:token_share", "overlap_ttest:lcs_substring",
+                                          "overlap_ttest:question_passage_share"]
+    feats = O.variant_features(data)
+    assert O.variant_features(data) is feats  # computed once per variant
+    assert all(r.variant == "eng_Latn" for r in results)
+    for r, name in zip(results, ["token_share", "lcs_substring"]):
+        t = O.feature_ttest(feats, name, data.confidence)
+        x = feats.loc[feats["correct"], name].to_numpy(float)
+        y = feats.loc[~feats["correct"], name].to_numpy(float)
+        res = stats.ttest_ind(x, y, equal_var=False)
+        assert (r.statistic, r.p_value) == (pytest.approx(res.statistic), pytest.approx(res.pvalue))
+        assert r.value == r.effect == pytest.approx(_hedges(x, y)[1])
+        assert r.effect_ci == (t["g_low"], t["g_high"])
+        assert (r.threshold, r.floor, r.fails_as, r.effect_name, r.gate, r.passed) == (
+            0.3, 0.3, "separates", "Hedges' g", True, True)
+        assert r.paper == "Belebele final set p = 0.81; MCTest p < 0.01 (§3.2)"
+        assert r.extra == {"effect_size": t["g"], "cohen_d": t["d"], "n_correct": 3, "n_wrong": 9,
+                           "mean_correct": t["mean_correct"], "mean_wrong": t["mean_wrong"], "df": t["df"]}
+        assert r.detail == (f"correct options mean {x.mean():.3f} vs wrong {y.mean():.3f} (higher); "
+                            f"Hedges' g = {t['g']:.3f}")
+    share = results[-1]
+    qp = feats.loc[feats["option"] == 1, "question_passage_share"]
+    assert share.value == pytest.approx(qp.mean()) and share.extra == {"n_questions": 3}
+    assert (share.gate, share.paper, share.passed, share.fails_as, share.p_value) == (False, None, True, None, None)
+    assert share.detail == "mean share of question words in the passage (same for all options; not tested)"
+
+
+def test_run_details_for_lower_and_constant_features():
+    data = _mc()
+    feats = O.variant_features(data)
+    correct = feats["correct"].to_numpy(bool)
+    feats["low"] = np.where(correct, 0.0, 1.0) + np.arange(len(feats)) * 0.01
+    feats["same"] = 0.5
+    feats["apart"] = np.where(correct, 1.0, 0.0)
+    r_low, r_same, r_apart, _ = O.run(data, {"features": ["low", "same", "apart"], "min_g": 0.2})
+    x, y = feats.loc[correct, "low"], feats.loc[~correct, "low"]
+    assert r_low.detail == (f"correct options mean {x.mean():.3f} vs wrong {y.mean():.3f} (lower); "
+                            f"Hedges' g = {_hedges(x, y)[1]:.3f}")
+    assert r_low.effect < 0
+    assert r_same.detail == "constant within groups: correct 0.500, wrong 0.500"
+    assert (r_same.p_value, r_same.effect, r_same.effect_ci, r_same.statistic) == (1.0, None, None, None)
+    assert r_apart.detail == "constant within groups: correct 1.000, wrong 0.000; separates perfectly"
+    assert r_apart.p_value == 0.0 and r_apart.is_test
+
+
+def test_run_needs_two_questions_and_says_when_a_feature_is_not_tested():
+    one = VariantData("eng_Latn", "mc", {"test": _mc().tables["test"].iloc[:1]})
+    (r,) = O.run(one, {"features": ["token_share"], "min_g": 0.2})
+    assert (r.variant, r.check, r.skipped, r.detail) == ("eng_Latn", "overlap_ttest", True,
+                                                         "needs at least 2 questions, found 1")
+    two = VariantData("eng_Latn", "mc", {"test": _mc().tables["test"].iloc[:2]})
+    token, share = O.run(two, {"features": ["token_share"], "min_g": 0.2})
+    assert not token.skipped and token.check == "overlap_ttest:token_share" and share.extra == {"n_questions": 2}
+    data = _mc()
+    feats = O.variant_features(data)
+    feats["correct"] = False  # no correct option at all
+    (r, _) = O.run(data, {"features": ["token_share"], "min_g": 0.2})
+    assert r.detail == "fewer than 2 correct or wrong options; not tested"
+    assert (r.p_value, r.effect_ci, r.statistic, r.is_test) == (None, None, None, False)
+
+
+def test_the_features_are_tokenised_in_the_variants_language():
+    from qc.overlap import option_features
+
+    data = _mc(CHINESE, "zho_Hans")
+    frame = data.tables["test"]
+    feats = O.variant_features(data)
+    pd.testing.assert_frame_equal(feats, option_features(frame, language="zho_Hans"))
+    assert not feats["token_share"].equals(option_features(frame, language=None)["token_share"])
+
+
+def test_the_interval_uses_the_variants_confidence_and_equal_means_read_lower():
+    data = _mc()
+    data.confidence = 0.8
+    feats = O.variant_features(data)
+    correct = feats["correct"].to_numpy(bool)
+    feats["eq"] = 0.0
+    feats.loc[correct, "eq"] = [0.0, 1.0, 0.5]
+    feats.loc[~correct, "eq"] = [0.25, 0.75] * 4 + [0.5]  # both means exactly 0.5
+    (r, _) = O.run(data, {"features": ["eq"], "min_g": 0.2})
+    x, y = feats.loc[correct, "eq"].to_numpy(), feats.loc[~correct, "eq"].to_numpy()
+    g, low, high = O.hedges_g_ci(x, y, 0.8)
+    assert r.effect_ci == (pytest.approx(low), pytest.approx(high))
+    assert r.detail == f"correct options mean 0.500 vs wrong 0.500 (lower); Hedges' g = {g:.3f}"
