@@ -15,7 +15,9 @@ one-file corpora: N times the records in each file).
 Usage: python benchmarks/assemble.py [--runs 3] [--scale 1] [--jobs N] [--keep DIR]
 Prints the median wall time and two memory peaks of `builder assemble`:
 ``peak RSS`` is the largest single process of its tree (wait4's ru_maxrss:
-the main process or one of its workers), ``peak PSS`` the largest sum, over
+the main process or one of its workers, read by a small launcher process:
+a child forked straight from this script would count this script's own
+memory, the generated corpus, as its peak), ``peak PSS`` the largest sum, over
 the whole tree, of the proportional set size (shared pages counted once),
 sampled every 20 ms from /proc.
 """
@@ -208,12 +210,24 @@ def _pss_kib(pid: int) -> int:
     return 0
 
 
+#: Runs argv[2:], writes its tree's wait4 ru_maxrss (KiB) to argv[1], exits with its code. Forked from this
+#: script it is small when it forks the command, so the command's ru_maxrss is the command's own.
+_LAUNCHER = ("import os, subprocess, sys\n"
+             "p = subprocess.Popen(sys.argv[2:])\n"
+             "_, status, usage = os.wait4(p.pid, 0)\n"
+             "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+             "sys.exit(os.waitstatus_to_exitcode(status))\n")
+
+
 def measure(cmd: list[str], *, cwd=None, env=None) -> dict:
     """Run ``cmd``; its wall and CPU seconds, peak RSS (largest process, MiB) and peak PSS (tree sum, MiB)."""
     peak = [0]
     with tempfile.TemporaryFile("w+") as out_fh, tempfile.TemporaryFile("w+") as err_fh:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out_fh, stderr=err_fh, cwd=cwd, env=env)
+        rss_fh = tempfile.NamedTemporaryFile("w+", delete=False)
+        rss_fh.close()
+        proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, rss_fh.name, *cmd], stdout=out_fh, stderr=err_fh,
+                                cwd=cwd, env=env)
         stop = threading.Event()
 
         def sample():
@@ -230,7 +244,10 @@ def measure(cmd: list[str], *, cwd=None, env=None) -> dict:
         out_fh.seek(0)
         err_fh.seek(0)
         stdout, stderr = out_fh.read(), err_fh.read()
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
+    with open(rss_fh.name) as fh:
+        maxrss = int(fh.read().strip() or 0)  # KiB, of the command's tree (the launcher's own peak left out)
+    os.unlink(rss_fh.name)
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": maxrss / 1024,
             "pss": peak[0] / 1024, "stdout": stdout, "stderr": stderr, "returncode": proc.returncode}
 
 
