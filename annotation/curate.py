@@ -18,9 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
-import yaml
 
-from schemas.io import read_text_utf8, require_path
+from schemas.io import read_yaml, require_path
 from schemas.errors import RecipeError
 
 from .labelled import LabelledItem
@@ -73,13 +72,7 @@ STEP_PARAMS: dict[str, Callable] = {
 def load_recipe(path) -> list[Step]:
     """Read and validate a curation recipe; errors name the file, the step and the field."""
     p = require_path(path, what="curation recipe", kind="file")
-    try:
-        data = yaml.safe_load(read_text_utf8(p))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise RecipeError(f"malformed YAML: {getattr(err, 'problem', err)}", file=p,
-                          record=f"line {mark.line + 1}" if mark else None) from None
-    return parse_recipe(data, file=p)
+    return parse_recipe(read_yaml(p), file=p)
 
 
 def parse_recipe(data, *, file=None) -> list[Step]:

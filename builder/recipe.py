@@ -38,7 +38,7 @@ from typing import Any, Mapping
 
 from schemas.errors import RecipeError, SchemaError, SourceNotFoundError
 from schemas.codes import validate_variant_code
-from schemas.io import read_text_utf8
+from schemas.io import read_yaml
 from schemas.licensing import LicenseOverride
 
 from .filters.too_many_sentences import DEFAULT_MAX_SENTENCES
@@ -160,18 +160,10 @@ def load_recipe(path: str | Path) -> Recipe:
         Malformed YAML, an unknown or missing key, a bad value, an unknown
         reader, split or filter; the message names the file and the key.
     """
-    import yaml
-
     path = Path(path)
     if not path.is_file():
         raise SourceNotFoundError("recipe file not found", file=path)
-    try:
-        data = yaml.safe_load(read_text_utf8(path))  # a bad byte: one line with line, byte and reason
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else None
-        problem = (getattr(err, "problem", None) or str(err)).replace("\n", " ")  # one line, as every error
-        raise RecipeError(f"malformed YAML: {problem}", file=path, record=where) from None
+    data = read_yaml(path)
     return recipe_from_dict(data, file=path)
 
 

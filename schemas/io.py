@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from schemas.errors import SourceError, SourceNotFoundError
+from schemas.errors import RecipeError, SourceError, SourceNotFoundError
 from schemas.outputs import (MARKER, atomic_path, check_replaceable, check_writable, recover,  # noqa: F401
                              replace_dir_atomic, replace_files_together, staging_dir)
 from schemas.tables import decode_utf8, parse_table, plain_records
@@ -153,3 +153,29 @@ def sib_tsv_text(rows: Iterable[dict[str, Any]], columns=SIB_COLUMNS) -> str:
 
 def write_sib_tsv(path: str | os.PathLike, rows: Iterable[dict[str, Any]], columns=SIB_COLUMNS) -> Path:
     return write_text_atomic(path, sib_tsv_text(rows, columns))
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    """The parsed YAML of a recipe or config file, read as every text file is (:func:`read_text_utf8`).
+
+    Malformed YAML is one :class:`~schemas.errors.RecipeError` line naming the file and, where the
+    parser knows it, the line.
+
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "r.yaml"
+    >>> _ = bad.write_text("a: [1, 2", encoding="utf-8")
+    >>> try:
+    ...     read_yaml(bad)
+    ... except RecipeError as err:
+    ...     print(str(err).replace(str(bad), "r.yaml"))
+    r.yaml, line 1: malformed YAML: expected ',' or ']', but got '<stream end>'
+    """
+    import yaml
+
+    try:
+        return yaml.safe_load(read_text_utf8(path))  # a bad byte: one line with line, byte and reason
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        problem = (getattr(err, "problem", None) or str(err)).replace("\n", " ")  # one line, as every error
+        raise RecipeError(f"malformed YAML: {problem}", file=path,
+                          record=f"line {mark.line + 1}" if mark else None) from None

@@ -38,7 +38,7 @@ from typing import Any, Mapping
 
 from schemas.codes import validate_variant_code
 from schemas.errors import RecipeError, SourceNotFoundError, ToolkitError
-from schemas.io import read_text_utf8
+from schemas.io import read_text_utf8, read_yaml
 
 from ..recipe import _Checker
 
@@ -144,17 +144,10 @@ class _Release(_Checker):
 
 def load_release_recipe(path: str | Path) -> ReleaseRecipe:
     """Read and validate a release recipe file; errors name the file and the key."""
-    import yaml
-
     path = Path(path)
     if not path.is_file():
         raise SourceNotFoundError("release recipe not found", file=path)
-    try:
-        data = yaml.safe_load(read_text_utf8(path))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise RecipeError(f"malformed YAML: {getattr(err, 'problem', None) or err}", file=path,
-                          record=f"line {mark.line + 1}" if mark else None) from None
+    data = read_yaml(path)
     return release_from_dict(data, file=path)
 
 
