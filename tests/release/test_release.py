@@ -26,8 +26,11 @@ RUN_LOG = "run.json"
 def _release(args, env=None, check=None):
     """``builder release ARGS`` as a user runs it (a separate process: signals, exit codes, stdout)."""
     full = dict(os.environ, **(env or {}))
+    # SIGINT as a terminal delivers it: a test run started in the background inherits SIGINT ignored,
+    # and Python then never turns it into KeyboardInterrupt
     proc = subprocess.run([sys.executable, "-m", "builder", "release", *map(str, args)], capture_output=True,
-                          text=True, env=full, cwd=ROOT, timeout=600)
+                          text=True, env=full, cwd=ROOT, timeout=600,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     if check is not None:
         assert proc.returncode == check, proc.stderr[-3000:]
     return proc
