@@ -32,7 +32,8 @@ def empty_counts(frame: pd.DataFrame, kind: str) -> dict[str, int]:
         if int(blank.sum()):
             out[col] = int(blank.sum())
     if kind == "mc":
-        num = pd.to_numeric(frame.get("correct_answer_num"), errors="coerce")
+        col = frame["correct_answer_num"] if "correct_answer_num" in frame.columns else None
+        num = pd.to_numeric(col, errors="coerce") if col is not None else None
         bad = int((~num.isin([1, 2, 3, 4])).sum()) if num is not None else len(frame)
         if bad:
             out["correct_answer_num"] = bad

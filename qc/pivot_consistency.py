@@ -27,10 +27,12 @@ def _keyed(tables: dict[str, pd.DataFrame], kind: str) -> pd.Series:
     for split, frame in tables.items():
         if kind == "topic":
             key = split + "/" + frame["index_id"].astype(str)
-            value = frame["category"].astype(str)
+            value = frame["category"].fillna("").astype(str)
         else:
             key = split + "/" + frame["passage_id"].astype(str) + "/" + frame["question_id"].astype(str)
-            value = pd.to_numeric(frame["correct_answer_num"], errors="coerce").astype("Int64").astype(str)
+            # 2, "2" and 2.0 are the same answer, 2.5 is not; a missing answer reads as "" on both sides
+            num = pd.to_numeric(frame["correct_answer_num"], errors="coerce")
+            value = num.map(lambda v: "" if pd.isna(v) else f"{float(v):g}")
         parts.append(pd.Series(value.to_numpy(), index=key.to_numpy()))
     s = pd.concat(parts) if parts else pd.Series(dtype=str)
     return s[~s.index.duplicated()]
