@@ -198,9 +198,11 @@ def read_table(path: Path, *, sha256: str | None = None) -> pd.DataFrame:
                       file=path)
 
 
-def _split_files(folder: Path) -> dict[str, Path]:
+def split_files(folder: Path, suffixes=_SUFFIXES) -> dict[str, Path]:
+    """``{split: file}`` of one folder; where a split has several files, the first of ``suffixes`` wins
+    (by default parquet over jsonl over tsv)."""
     found: dict[str, Path] = {}
-    for suffix in _SUFFIXES:  # parquet wins over jsonl wins over tsv
+    for suffix in suffixes:
         for f in sorted(folder.glob(f"*{suffix}")):
             stem = f.name[: -len(suffix)]
             if stem in _SKIP or stem.startswith(".") or stem in found:
@@ -259,7 +261,7 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False,
     expected = recorded_hashes(root, manifest) if verify else {}
     tables: dict[str, dict[str, pd.DataFrame]] = {}
     files: dict[tuple[str, str], Path] = {}
-    direct = _split_files(root)
+    direct = split_files(root)
     if direct:
         _check_listed(expected, {root})
         for split, path in direct.items():
@@ -274,10 +276,10 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False,
     else:
         per_variant: dict[str, dict[str, Path]] = {}
         for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-            split_files = _split_files(sub)
-            if split_files:
-                per_variant[sub.name] = split_files
-                files.update({(sub.name, split): path for split, path in split_files.items()})
+            found = split_files(sub)
+            if found:
+                per_variant[sub.name] = found
+                files.update({(sub.name, split): path for split, path in found.items()})
         if variants and per_variant:  # before reading, so that only the variants asked for are read
             _known(variants, per_variant, root)
             per_variant = {v: per_variant[v] for v in variants}

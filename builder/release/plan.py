@@ -249,12 +249,15 @@ def _gate(plan: Plan, run, where: list[str]) -> None:
         return
     args = ["qc", str(plan.dataset), *where]
     inputs = {"dataset": plan.dataset}
+    files = {}
     if "config" in qc:
         args += ["--config", str(qc["config"])]
         inputs["config"] = qc["config"]
     elif plan.recipe.pivot != "eng_Latn":  # the shipped thresholds with the recipe's pivot
-        args += ["--config", str(steps.pivot_config(plan.root / "stages" / "qc", plan.recipe.pivot))]
-    plan.qc = plan.stage("qc", inputs, {"pivot": plan.recipe.pivot}, run.command(args, junit=True),
+        config = plan.root / "stages" / "qc" / "qc-pivot.yaml"
+        files[config] = f"pivot: {plan.recipe.pivot}\n"
+        args += ["--config", str(config)]
+    plan.qc = plan.stage("qc", inputs, {"pivot": plan.recipe.pivot}, run.command(args, junit=True, files=files),
                          accept=(0, 1), describe="qc (the release gate)")
 
 

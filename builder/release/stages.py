@@ -75,7 +75,6 @@ class Stage:
     output: Path
     accept: tuple[int, ...] = (0,)
     describe: str = ""
-    result: dict[str, Any] = field(default_factory=dict)
     parallel: bool = False   # may run beside the stages around it that it does not read (extend, romanize)
 
 
@@ -124,7 +123,7 @@ class Recorder:
         return record
 
     def write(self, stage: Stage, exit_code: int, expected: dict) -> dict:
-        record = dict(expected, exit=exit_code, result=stage.result,
+        record = dict(expected, exit=exit_code,
                       output={"path": self.rel(stage.output), "sha256": tree_sha256(stage.output)})
         write_json_atomic(self.folder(stage) / STAGE_JSON, record)
         fault_point(f"stage-recorded:{stage.name}")

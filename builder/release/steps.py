@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Callable
 
 from schemas.codes import is_known_variant_code
+from schemas.dataset import split_files as dataset_split_files
 from schemas.errors import AlignmentError, SchemaError
 from schemas.io import dumps_json, read_sib_tsv, sib_tsv_text, write_text_atomic
 from schemas.outputs import staging_dir
 from schemas.splits import order_splits
 from schemas.variant import VariantInfo
 
-_SPLIT_SUFFIXES = (".tsv", ".parquet", ".jsonl")
-_NOT_SPLITS = {"dropped", "manifest", "labels", "qc_report", "results", "curated", "decisions"}
 #: The marker of folders a release step writes (``.builder.json``).
 WHAT = "release"
 
@@ -32,9 +31,15 @@ class CommandRunner:
         self.quiet, self.verify = quiet, verify
         self.root = None if root is None else Path(os.path.abspath(root))
 
-    def command(self, argv: list[str], *, junit: bool = False) -> Callable[[Path], int]:
-        """An action that runs ``builder [-q] ARGV --out OUTPUT`` and returns its exit code."""
+    def command(self, argv: list[str], *, junit: bool = False, files: dict | None = None) -> Callable[[Path], int]:
+        """An action that runs ``builder [-q] ARGV --out OUTPUT`` and returns its exit code.
+
+        ``files`` (path -> text) are written first: files the command reads that the release makes
+        (a qc config), written when the stage runs, never while the release is planned.
+        """
         def action(output: Path) -> int:
+            for path, text in (files or {}).items():
+                write_text_atomic(path, text)
             args = list(argv) + ["--out", str(output)]
             if junit:
                 args += ["--junit", str(output / "junit.xml")]
@@ -67,12 +72,9 @@ class CommandRunner:
 
 
 def split_files(folder: Path) -> dict[str, Path]:
-    """``{split: file}`` of a variant folder: one file per split, TSV before Parquet before JSONL."""
-    found: dict[str, Path] = {}
-    for suffix in _SPLIT_SUFFIXES:
-        for p in sorted(folder.glob(f"*{suffix}")):
-            if p.stem not in _NOT_SPLITS and not p.name.startswith(".") and p.stem not in found:
-                found[p.stem] = p
+    """``{split: file}`` of a variant folder in split order; TSV wins over Parquet and JSONL (the SIB-200
+    layout that ``annotate split`` writes beside its Parquet copy, and that the re-split reads)."""
+    found = dataset_split_files(folder, (".tsv", ".parquet", ".jsonl"))
     return {s: found[s] for s in order_splits(found)}
 
 
@@ -118,27 +120,26 @@ def _fill_credit(info: VariantInfo | None, code: str, kind: str, credit: dict) -
     return VariantInfo.from_dict(data)
 
 
-def _copy_variant(src: Path, dst: Path, code: str, kind: str, credit: dict, *, assembled: bool = False) -> None:
+def _copy_variant(src: Path, dst: Path, code: str, kind: str, credit: dict, *, assembled: bool = False,
+                  method: str | None = None) -> None:
     dst.mkdir(parents=True)
-    if assembled:  # an assembled set: its Parquet splits; the variant is its language column
-        files = {p.stem: p for p in sorted(src.glob("*.parquet")) if p.stem not in _NOT_SPLITS}
-    else:
-        files = split_files(src)
+    # an assembled set: its Parquet splits (the variant is its language column)
+    files = dataset_split_files(src, (".parquet",)) if assembled else split_files(src)
     for split, p in files.items():
         shutil.copyfile(p, dst / f"{split}{p.suffix}")
     if (src / "labels.txt").is_file():
         shutil.copyfile(src / "labels.txt", dst / "labels.txt")
-    _fill_credit(VariantInfo.read(src), code, kind, credit).write(dst)
+    info = _fill_credit(VariantInfo.read(src), code, kind, credit)
+    if method is not None:
+        info = VariantInfo.from_dict(dict(info.to_dict(), method=method))
+    info.write(dst)
 
 
 def variant_folder(split_out: Path, code: str, credit: dict, *, method: str) -> Callable[[Path], int]:
     """The output of ``annotate split`` as a variant folder ``OUTPUT/<code>/`` with its ``variant.json``."""
     def action(output: Path) -> int:
         with staging_dir(output, what=WHAT) as stage:
-            _copy_variant(split_out, stage / code, code, "topic", {k: v for k, v in credit.items()})
-            info = VariantInfo.read(stage / code)
-            data = dict(info.to_dict(), method=method)
-            VariantInfo.from_dict(data).write(stage / code)
+            _copy_variant(split_out, stage / code, code, "topic", credit, method=method)
         return 0
     return action
 
@@ -195,11 +196,6 @@ def collect(variants: dict[str, tuple[Path, bool]], credit: dict) -> Callable[[P
                 _copy_variant(folder, stage / code, code, kind, credit, assembled=assembled)
         return 0
     return action
-
-
-def pivot_config(folder: Path, pivot: str) -> Path:
-    """A qc config that changes only the pivot (the shipped thresholds otherwise)."""
-    return write_text_atomic(Path(folder) / "qc-pivot.yaml", f"pivot: {pivot}\n")
 
 
 def license_audit(dataset: Path, license_id: str | None) -> Callable[[Path], int]:
