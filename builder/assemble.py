@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import csv
 import io
-import platform
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from schemas.errors import RecipeError, ToolkitError
 from schemas.splits import split_rank
 from schemas.features import arrow_schema
 from schemas.records import MC_COLUMNS
+from schemas.runtime.provenance import library_versions
 
 from .filters import FourOptions, Ledger, StepContext, get_filter
 from .shuffle import shuffle_options
@@ -224,18 +224,13 @@ def _jsonl_rows(cols: dict[str, list]):
         yield dict(zip(names, values))
 
 
+#: The libraries whose versions shape an assembly's bytes (recorded in its manifest).
+_OUTPUT_LIBRARIES = (("numpy", "numpy"), ("pyarrow", "pyarrow"), ("PyYAML", "pyyaml"), ("regex", "regex"))
+
+
 def versions() -> dict[str, str]:
     """Versions of the toolkit, Python and the libraries that shape the output bytes."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for dist, key in (("mc-dataset-builder", "toolkit"), ("numpy", "numpy"), ("pyarrow", "pyarrow"),
-                      ("PyYAML", "pyyaml"), ("regex", "regex")):
-        try:
-            out[key] = version(dist)
-        except PackageNotFoundError:
-            out[key] = "unknown"
-    return out
+    return library_versions(_OUTPUT_LIBRARIES)
 
 
 def manifest(result: Assembly, files: dict[str, str]) -> dict:

@@ -24,8 +24,8 @@ import numpy as np
 
 from schemas.codes import flores_code
 from schemas.dataset import LazyTables, LoadedDataset
-from schemas.fanout import default_jobs  # noqa: F401  (re-exported: the CLI's default --jobs)
-from schemas.fanout import fan_out
+from schemas.runtime.fanout import default_jobs  # noqa: F401  (re-exported: the CLI's default --jobs)
+from schemas.runtime.fanout import fan_out
 
 from .config import load_config  # noqa: F401  (re-exported for the doctest and callers)
 from .contamination import passage_ngrams, text_column
@@ -137,7 +137,7 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
              address: str | None = None) -> QCReport:
     """Run the gate on a loaded dataset; ``jobs`` worker processes share the variants.
 
-    The variants fan out with :func:`schemas.fanout.fan_out` (``backend``
+    The variants fan out with :func:`schemas.runtime.fanout.fan_out` (``backend``
     "local" or "ray", ``address`` of a Ray cluster); the report is the same
     whatever the backend and the number of workers. ``progress(variant,
     done, total)`` is called in this process as each variant's checks finish

@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from .features import decode_class_labels
 from .errors import IntegrityError, SchemaError, SourceError
 from .io import read_sib_tsv, read_text_utf8, require_path, sha256_file
-from .outputs import fault_point
+from .runtime.outputs import fault_point
 from .records import REQUIRED_COLUMNS
 from .splits import order_splits
 from .tables import jsonl_lines

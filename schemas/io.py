@@ -1,7 +1,7 @@
 """Small I/O helpers shared by every stage: atomic writes, hashes, SIB-200 TSVs.
 
 Writes go to a temporary file in the target folder and are renamed into place,
-so an interrupted build leaves the previous file intact (:mod:`schemas.outputs`
+so an interrupted build leaves the previous file intact (:mod:`schemas.runtime.outputs`
 holds the machinery: files, whole folders, groups of files, and the recovery
 after a killed run; its names are re-exported here). Outputs are
 deterministic: JSON is written with sorted keys and a trailing newline, Parquet
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from schemas.errors import RecipeError, SourceError, SourceNotFoundError
-from schemas.outputs import (MARKER, atomic_path, check_replaceable, check_writable, recover,  # noqa: F401
+from schemas.runtime.outputs import (MARKER, atomic_path, check_replaceable, check_writable, recover,  # noqa: F401
                              replace_dir_atomic, replace_files_together, staging_dir)
 from schemas.tables import decode_utf8, parse_table, plain_records
 

@@ -19,6 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 PACKAGES = ("schemas", "data_cards", "annotation", "qc", "builder")
+RUNTIME_FORBIDDEN = ("codes", "dataset", "features", "io", "licensing", "records", "scripts", "splits", "tables",
+                     "variant")
 
 
 def lint_imports_exe() -> str:
@@ -64,6 +66,12 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     (src / "qc" / "upward.py").write_text("def f():\n    import builder\n    return builder\n")
     (src / "schemas" / "upward.py").write_text("from qc import upward\n")
     (src / "annotation" / "sideways.py").write_text("import qc.upward\n")
+    # the runtime imports a contract module other than the error family
+    (src / "schemas" / "runtime").mkdir()
+    (src / "schemas" / "runtime" / "__init__.py").write_text("")
+    for module in RUNTIME_FORBIDDEN:
+        (src / "schemas" / f"{module}.py").write_text("")
+    (src / "schemas" / "runtime" / "bad.py").write_text("def f():\n    from schemas import codes\n    return codes\n")
     config = tmp_path / "pyproject.toml"
     config.write_text(importlinter_section(PYPROJECT.read_text(encoding="utf-8")), encoding="utf-8")
 
@@ -74,3 +82,5 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     for importer, imported in [("qc.upward", "builder"), ("schemas.upward", "qc.upward"),
                                ("annotation.sideways", "qc.upward")]:
         assert f"{importer} -> {imported}" in out, out
+    assert "Runtime: schemas.runtime imports only schemas.errors BROKEN" in out, out
+    assert "schemas.runtime.bad -> schemas.codes" in out, out

@@ -73,19 +73,19 @@ def variant_option(f):
 def _jobs(ctx, param, value):
     if value is not None:
         return value
-    from schemas.fanout import default_jobs  # the one definition of "the usable CPUs"
+    from schemas.runtime.fanout import default_jobs  # the one definition of "the usable CPUs"
 
     return default_jobs()
 
 
 def jobs_option(f):
-    """``--jobs/-j N``: worker processes; default the CPUs this process may use (:func:`schemas.fanout.default_jobs`)."""
+    """``--jobs/-j N``: worker processes; default the CPUs this process may use (:func:`schemas.runtime.fanout.default_jobs`)."""
     return click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, callback=_jobs,
                         help="Worker processes; the result does not depend on it [default: the usable CPUs].")(f)
 
 
 def backend_option(f):
-    """``--backend local|ray`` and ``--address ADDRESS``: where the per-variant tasks run (:mod:`schemas.fanout`).
+    """``--backend local|ray`` and ``--address ADDRESS``: where the per-variant tasks run (:mod:`schemas.runtime.fanout`).
 
     The command receives ``backend`` and ``address``. Checked before the
     command runs, each in one line (exit 2): ``--address`` without
@@ -95,7 +95,7 @@ def backend_option(f):
     @functools.wraps(f)
     def checked(*args, backend, address, **kwargs):
         from schemas.errors import UsageError
-        from schemas.fanout import require_ray
+        from schemas.runtime.fanout import require_ray
 
         if address is not None and backend != "ray":
             raise UsageError(f"--address {address} names a Ray cluster; add --backend ray")
@@ -177,7 +177,7 @@ class OutputFolder(click.ParamType):
     A file of that name, a file in its path or a folder this process may not
     write in is an :class:`schemas.errors.OutputError` (one line,
     ``error: cannot write PATH: REASON``, exit code 2) from
-    :func:`schemas.outputs.check_writable`. ``inside``: the command writes
+    :func:`schemas.runtime.outputs.check_writable`. ``inside``: the command writes
     into the folder (``OUT/<variant>/``, reports) rather than replacing it.
     """
 
@@ -187,7 +187,7 @@ class OutputFolder(click.ParamType):
         self.inside = inside
 
     def convert(self, value, param, ctx):
-        from schemas.outputs import check_writable
+        from schemas.runtime.outputs import check_writable
 
         return check_writable(Path(value), inside=self.inside)
 
@@ -208,7 +208,7 @@ def refuse_inputs_inside(out: Path, inputs) -> None:
 
 def check_output(out: Path, command: str, *, inputs=(), legacy: str | None = None) -> None:
     """The checks of :func:`output_folder`, to run before a long computation (exit 2 at once)."""
-    from schemas.outputs import check_replaceable
+    from schemas.runtime.outputs import check_replaceable
 
     refuse_inputs_inside(out, inputs)
     check_replaceable(out, legacy, command)
@@ -224,7 +224,7 @@ def output_folder(out: Path, command: str, *, inputs=(), legacy: str | None = No
     runs. Yields the staging folder to write into; on an error or an
     interruption ``out`` is left as it was.
     """
-    from schemas.outputs import staging_dir
+    from schemas.runtime.outputs import staging_dir
 
     refuse_inputs_inside(out, inputs)
     with staging_dir(out, marker=legacy, what=command) as stage:

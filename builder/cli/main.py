@@ -189,7 +189,7 @@ def _on_sigterm(signum, frame):
 
 def main(argv=None) -> int:
     """Console-script entry point; exit codes as in :class:`schemas.errors.ExitStatus`."""
-    from schemas.outputs import FAULT_ENV, FAULT_PID_ENV
+    from schemas.runtime.outputs import FAULT_ENV, FAULT_PID_ENV
 
     global _AT_FORK
     _STOPPING.clear()

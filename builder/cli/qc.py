@@ -72,7 +72,7 @@ def qc(app, dataset, config_path, out_dir, against, variants, jobs, backend, add
     from qc.config import load_config
     from qc.gate import run_gate
     from qc.report import REPORT_FILES, write_reports
-    from schemas.outputs import check_files_replaceable
+    from schemas.runtime.outputs import check_files_replaceable
 
     if out_dir is not None or dataset.is_dir():  # (a dataset that is no folder is a read error, below)
         try:  # exit 2 before the work: the reports could not be written

@@ -1,7 +1,7 @@
 """Run baselines over the variants of a loaded dataset, in parallel, into result rows.
 
 One task is one (variant, baseline) pair, so the slow MLP runs spread evenly
-over the workers. The tasks fan out with :func:`schemas.fanout.fan_out`: local
+over the workers. The tasks fan out with :func:`schemas.runtime.fanout.fan_out`: local
 worker processes or a Ray cluster (``RunConfig.backend``), one BLAS/OpenMP
 thread each; tasks are independent and seeded, so the rows are the same
 whatever the backend and the number of workers. Each row carries its n, the 95%
@@ -21,7 +21,7 @@ import numpy as np
 from schemas.codes import variant_script
 from schemas.dataset import LoadedDataset
 from schemas.errors import SchemaError, UsageError
-from schemas.fanout import fan_out
+from schemas.runtime.fanout import fan_out
 
 from . import mc_baselines, topic_baselines
 from .stats import accuracy_ci
@@ -38,7 +38,7 @@ class RunConfig:
     transfer_from: str | None = None
     ci_method: str = "wilson"
     jobs: int = 1
-    backend: str = "local"  # how the tasks fan out (schemas.fanout); not recorded: the rows do not depend on it
+    backend: str = "local"  # how the tasks fan out (schemas.runtime.fanout); not recorded: the rows do not depend on it
     address: str | None = None  # a Ray cluster's address (backend "ray")
     extra: dict = field(default_factory=dict)
 
@@ -64,7 +64,7 @@ def score_row(variant: str, baseline: str, split: str, correct: int, n: int, *, 
 
 
 def _task(cfg: RunConfig, task: dict) -> dict:
-    """One (variant, baseline) task, in a worker (one BLAS thread: :func:`schemas.fanout.fan_out`)."""
+    """One (variant, baseline) task, in a worker (one BLAS thread: :func:`schemas.runtime.fanout.fan_out`)."""
     return _topic_task(task, cfg) if "train" in task else _mc_task(task, cfg)
 
 

@@ -25,7 +25,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from importlib import metadata
+from schemas.runtime.provenance import tool_version
 from pathlib import Path
 
 import pandas as pd
@@ -39,7 +39,7 @@ from data_cards.legal import render_attribution, render_license
 from schemas.codes import is_variant_code, validate_variant_code
 from schemas.dataset import LoadedDataset, load_dataset_dir
 from schemas.errors import LicenseError, SchemaError, ToolkitError, UsageError
-from schemas.fanout import fan_out
+from schemas.runtime.fanout import fan_out
 from schemas.features import arrow_schema, class_label_names
 from schemas.tables import split_lines
 
@@ -225,7 +225,7 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
     gate_failing_allowed : bool
         The qc gate failed and the release was exported anyway; the card says so.
     jobs, backend, address
-        Where the variants' Parquet files are made (:func:`schemas.fanout.fan_out`); the bytes do
+        Where the variants' Parquet files are made (:func:`schemas.runtime.fanout.fan_out`); the bytes do
         not depend on it.
     progress : callable, optional
         ``progress(variant, done, total)`` as each variant's files are made.
@@ -328,7 +328,7 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
                 entry.update(bytes=p.stat().st_size, sha256=sha256_file(p))
         out_manifest = {
             "name": name, "pretty_name": pretty, "kind": ds.kind,
-            "generator": f"mc-dataset-builder {_version()}",
+            "generator": f"mc-dataset-builder {tool_version()}",
             "schema": published.name,
             "files": files,
             "variants": sizes,
@@ -365,9 +365,3 @@ def _variant_files(shared, task) -> list[tuple]:
                     feats))
     return out
 
-
-def _version() -> str:
-    try:
-        return metadata.version("mc-dataset-builder")
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-        return "0+unknown"

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Callable
 
 from schemas.errors import UsageError
+from schemas.runtime.provenance import tool_info
 from schemas.io import write_json_atomic, write_text_atomic
-from schemas.outputs import MARKER, check_replaceable, fault_point
+from schemas.runtime.outputs import MARKER, check_replaceable, fault_point
 
 from .plan import Plan
 from .stages import Recorder
@@ -44,16 +45,6 @@ class RunResult:
     gate_passed: bool | None = None
     stopped_at_gate: bool = False
     summary: dict | None = None
-
-
-def tool_info() -> dict[str, str]:
-    from importlib import metadata
-
-    try:
-        version = metadata.version("mc-dataset-builder")
-    except metadata.PackageNotFoundError:  # pragma: no cover - a bare checkout
-        version = "0+unknown"
-    return {"name": "mc-dataset-builder", "version": version}
 
 
 def prepare_root(root: Path) -> None:
@@ -103,7 +94,7 @@ def _gate_verdict(plan: Plan, st, code: int, result: RunResult) -> None:
 def _run(plan: Plan, todo: list, recorder: Recorder, result: RunResult, index: dict, say) -> None:
     """Run the stages of one batch (several at once through the fan-out), record each that completed,
     then stop at the first that did not."""
-    from schemas.fanout import fan_out
+    from schemas.runtime.fanout import fan_out
 
     total = len(plan.stages)
     expected = [recorder.expected(st) for st in todo]

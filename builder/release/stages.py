@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from schemas.io import dumps_json, sha256_file, write_json_atomic
-from schemas.outputs import fault_point
+from schemas.runtime.outputs import fault_point
 
 STAGE_JSON = "stage.json"
 
@@ -65,7 +65,7 @@ class Stage:
         Exit codes that complete the stage (the gate: 0 pass, 1 fail).
     parallel : bool
         A per-variant stage: consecutive ones that do not read each other's outputs run together
-        through :func:`schemas.fanout.fan_out`.
+        through :func:`schemas.runtime.fanout.fan_out`.
     """
 
     name: str

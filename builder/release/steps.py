@@ -3,7 +3,7 @@ that only a release needs (a variant folder with its credit, a variant re-split 
 variant in one folder, the license audit as JSON, the export with the release's reports).
 
 Every action takes the stage's output path and writes it whole: commands stage and swap their own
-output; the steps here use :func:`schemas.outputs.staging_dir`.
+output; the steps here use :func:`schemas.runtime.outputs.staging_dir`.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from schemas.codes import is_known_variant_code
 from schemas.dataset import split_files as dataset_split_files
 from schemas.errors import AlignmentError, SchemaError
 from schemas.io import dumps_json, read_sib_tsv, sib_tsv_text, write_text_atomic
-from schemas.outputs import staging_dir
+from schemas.runtime.outputs import staging_dir
 from schemas.splits import order_splits
 from schemas.variant import VariantInfo
 

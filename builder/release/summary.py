@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from schemas.codes import variant_language, variant_script
+from schemas.runtime.provenance import tool_info
 from schemas.io import write_json_atomic, write_text_atomic
 
 from .plan import Plan
@@ -98,8 +99,6 @@ def _co_assignments(judgements: dict, labels: list[str]) -> list[list[int]] | No
 
 
 def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bool) -> dict:
-    from .pipeline import tool_info
-
     r = plan.recipe
     qc = _json(plan.qc.output / "qc_report.json") if plan.qc is not None else None
     licenses = _json((_output(plan, "licenses") or Path("-")) / "licenses.json") or []

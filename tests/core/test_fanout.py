@@ -1,4 +1,4 @@
-"""`schemas.fanout.fan_out`: results in task order and the same values whatever the backend and worker count.
+"""`schemas.runtime.fanout.fan_out`: results in task order and the same values whatever the backend and worker count.
 
 Local backend: in process (``jobs=1``), forked workers, and the pickled path
 used where fork is missing. Ray backend: one local cluster of 2 CPUs for the
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from builder.cli.main import cli
 from schemas.errors import SchemaError, UsageError
-from schemas.fanout import RAY_EXTRA, fan_out, require_ray
+from schemas.runtime.fanout import RAY_EXTRA, fan_out, require_ray
 from schemas.io import read_sib_tsv, write_sib_tsv
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -78,7 +78,7 @@ def test_any_worker_count_gives_the_same_bytes_as_a_plain_loop(tasks, jobs):
 
 
 def test_without_fork_the_tasks_travel_pickled(monkeypatch):
-    monkeypatch.setattr("schemas.fanout.multiprocessing.get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr("schemas.runtime.fanout.multiprocessing.get_all_start_methods", lambda: ["spawn"])
     tasks = [5, 1, 4]
     assert fan_out(scaled, tasks, shared={"factor": 2}, jobs=2) == [scaled({"factor": 2}, t) for t in tasks]
 
@@ -147,7 +147,7 @@ def test_address_without_the_ray_backend_is_a_usage_error(tmp_path):
 
 
 def test_an_address_that_does_not_answer_is_one_line_at_once():
-    from schemas.fanout import _probe
+    from schemas.runtime.fanout import _probe
 
     with pytest.raises(UsageError) as err:  # Ray itself would retry for minutes, printing its own warnings
         _probe("ray://127.0.0.1:1")

@@ -2,7 +2,7 @@
 
 Each case runs the real command (``python -m builder``) in a session of its
 own (``start_new_session=True``) over an earlier output of the same command,
-with the testing hook of :mod:`schemas.outputs`: ``BUILDER_FAULT_POINT=NAME``
+with the testing hook of :mod:`schemas.runtime.outputs`: ``BUILDER_FAULT_POINT=NAME``
 makes the process signal itself when it reaches that point
 (``BUILDER_FAULT_SIGNAL``), or, for ``read-VARIANT``, makes the qc worker that
 reads the variant signal the CLI process while the worker pool runs. The test
@@ -197,7 +197,7 @@ def test_a_killed_run_leaves_the_earlier_or_the_new_output_and_the_next_run_clea
 
 
 def test_the_fault_points_are_the_documented_ones():
-    from schemas.outputs import FAULT_POINTS
+    from schemas.runtime.outputs import FAULT_POINTS
 
     used = {point for (_command, point, _sig) in CASES if not point.startswith("read-")}
     assert used == set(FAULT_POINTS)  # every point of the hook is exercised by a case above

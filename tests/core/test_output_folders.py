@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from builder.cli import main as cli_main
-from schemas.outputs import MARKER, written_by
+from schemas.runtime.outputs import MARKER, written_by
 
 DATA = Path(__file__).parents[1] / "data"
 PREDICTIONS = DATA / "evaluation" / "topic_predictions.jsonl"

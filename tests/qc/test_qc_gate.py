@@ -112,7 +112,7 @@ def test_parallel_run_gives_the_same_report(monkeypatch):
     assert run_gate(lazy, load_config(), jobs=2).to_dict() == one
     assert run_gate(lazy, load_config(), jobs=1).to_dict() == one
     # where fork is not available (macOS, Windows), the tasks travel pickled, lazy tables included
-    monkeypatch.setattr("schemas.fanout.multiprocessing.get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr("schemas.runtime.fanout.multiprocessing.get_all_start_methods", lambda: ["spawn"])
     assert run_gate(lazy, load_config(), jobs=2).to_dict() == one
 
 

@@ -1,4 +1,4 @@
-"""Outputs that survive a kill (schemas.outputs): recovery, groups, output errors, and manifest verification."""
+"""Outputs that survive a kill (schemas.runtime.outputs): recovery, groups, output errors, and manifest verification."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,7 @@ import pytest
 
 from schemas.dataset import load_dataset_dir, manifest_verification
 from schemas.errors import ExitStatus, GateStatus, IntegrityError, OutputError, UsageError
-from schemas.outputs import (MARKER, check_replaceable, check_writable, recover, replace_files_together,
+from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, recover, replace_files_together,
                              staging_dir, written_by)
 
 TEMPORARY = (".tmp", ".staging", ".old", ".commit")

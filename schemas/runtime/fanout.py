@@ -49,7 +49,7 @@ import signal
 import threading
 from typing import Any, Callable, Sequence
 
-from .errors import UsageError
+from ..errors import UsageError
 
 #: The backends ``--backend`` accepts.
 BACKENDS = ("local", "ray")

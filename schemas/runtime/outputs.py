@@ -52,7 +52,7 @@ import threading
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from .errors import OutputError, UsageError
+from ..errors import OutputError, UsageError
 from .recovery import recover
 
 #: The file that marks a folder as the output of a command (``{"command": ...}``).

@@ -1,0 +1,115 @@
+"""What every task shares: the reporter (information lines and progress) and the result shape.
+
+A task reports through a :class:`Reporter` instead of printing: the CLI builds
+one from ``-q`` (stderr lines, a rich bar on a terminal), the release one that
+prefixes its stage, and tests :data:`QUIET` or a list collector.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from schemas.ledger import DropRow
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@dataclass
+class Reporter:
+    """Where a task's information lines and progress go.
+
+    ``quiet``: no information lines and no progress (errors are the caller's).
+    ``write``: where a line goes (stderr by default). ``terminal``: draw a rich
+    progress bar instead of plain lines (default: whether stderr is a terminal).
+    """
+
+    quiet: bool = False
+    write: Callable[[str], None] = _stderr
+    terminal: bool | None = None
+
+    def info(self, message: str) -> None:
+        if not self.quiet:
+            self.write(message)
+
+    def warn(self, message: str) -> None:
+        """A ``warning: MESSAGE`` line; a task also keeps the warning in its result's ``warnings``."""
+        self.info(f"warning: {message}")
+
+    def is_terminal(self) -> bool:
+        return sys.stderr.isatty() if self.terminal is None else self.terminal
+
+    @contextlib.contextmanager
+    def progress(self, stage: str, total: int, noun: str = "tasks done", *, steps: int = 10,
+                 interval: float = 10.0, clock=time.monotonic) -> Iterator[Callable | None]:
+        """A ``progress(label, done, total)`` callback for a long stage, or None when quiet (or nothing to do).
+
+        On a terminal: a rich progress bar on stderr, removed when the block ends.
+        Otherwise (CI logs, pipes): plain lines ``STAGE: DONE/TOTAL NOUN (LABEL)``,
+        one each time another 1/``steps`` of the work is done (10%) or
+        ``interval`` seconds have passed since the last line, whichever comes
+        first, and always the last one. ``clock`` is the time source.
+
+        >>> lines = []
+        >>> with Reporter(write=lines.append, terminal=False).progress("qc", 25, "variants checked",
+        ...                                                           clock=lambda: 0) as report:
+        ...     for done in range(1, 26):
+        ...         report(f"v{done}", done, 25)
+        >>> lines[:3] + lines[-1:]
+        ['qc: 3/25 variants checked (v3)', 'qc: 5/25 variants checked (v5)', 'qc: 8/25 variants checked (v8)', 'qc: 25/25 variants checked (v25)']
+        """
+        if self.quiet or not total:
+            yield None
+            return
+        if not self.is_terminal():
+            last = {"done": 0, "at": clock()}
+
+            def line(label, done, n):
+                now = clock()
+                if done >= n or done * steps // n > last["done"] * steps // n or now - last["at"] >= interval:
+                    self.write(f"{stage}: {done}/{n} {noun} ({label})")
+                    last.update(done=done, at=now)
+
+            yield line
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn(stage), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TextColumn("{task.description}"), console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("", total=total)
+            yield lambda label, done, n: bar.update(task, completed=done, description=label)
+
+    def lazy_progress(self, stack: contextlib.ExitStack, stage: str, noun: str) -> Callable:
+        """A ``progress(label, done, total)`` that opens :meth:`progress` at its first call (for work whose
+        size is known only once it has started, such as the export's variants)."""
+        state: dict = {}
+
+        def report(label, done, total):
+            if "cb" not in state:
+                state["cb"] = stack.enter_context(self.progress(stage, total, noun))
+            if state["cb"] is not None:
+                state["cb"](label, done, total)
+        return report
+
+
+#: A reporter that says nothing (tests, and callers that only want the result).
+QUIET = Reporter(quiet=True)
+
+
+@dataclass
+class TaskResult:
+    """The part of every task's result the CLI and the release read.
+
+    ``lines``: the command's standard-output summary. ``drops``: what it left
+    out and why. ``warnings``: the warnings it gave (each also reported as it
+    happened), for the release's report.
+    """
+
+    lines: list[str] = field(default_factory=list)
+    drops: list[DropRow] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
