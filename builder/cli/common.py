@@ -192,23 +192,9 @@ class OutputFolder(click.ParamType):
         return check_writable(Path(value), inside=self.inside)
 
 
-def refuse_inputs_inside(out: Path, inputs) -> None:
-    """A usage error if replacing ``out`` would delete one of ``inputs`` (a file or folder in it, or itself)."""
-    from schemas.errors import UsageError
-
-    dst = Path(out).resolve()
-    for item in inputs:
-        if item is None:
-            continue
-        src = Path(item).resolve()
-        if src == dst or dst in src.parents:
-            raise UsageError(f"--out {out} would replace the folder that holds the input {item}; "
-                             "choose another --out")
-
-
 def check_output(out: Path, command: str, *, inputs=(), legacy: str | None = None) -> None:
     """The checks of :func:`output_folder`, to run before a long computation (exit 2 at once)."""
-    from schemas.runtime.outputs import check_replaceable
+    from schemas.runtime.outputs import check_replaceable, refuse_inputs_inside
 
     refuse_inputs_inside(out, inputs)
     check_replaceable(out, legacy, command)
@@ -224,7 +210,7 @@ def output_folder(out: Path, command: str, *, inputs=(), legacy: str | None = No
     runs. Yields the staging folder to write into; on an error or an
     interruption ``out`` is left as it was.
     """
-    from schemas.runtime.outputs import staging_dir
+    from schemas.runtime.outputs import refuse_inputs_inside, staging_dir
 
     refuse_inputs_inside(out, inputs)
     with staging_dir(out, marker=legacy, what=command) as stage:

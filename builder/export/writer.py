@@ -40,6 +40,7 @@ from schemas.codes import is_variant_code, validate_variant_code
 from schemas.dataset import LoadedDataset, load_dataset_dir
 from schemas.errors import LicenseError, SchemaError, ToolkitError, UsageError
 from schemas.runtime.fanout import fan_out
+from schemas.runtime.outputs import refuse_inputs_inside
 from schemas.features import arrow_schema, class_label_names
 from schemas.tables import split_lines
 
@@ -181,12 +182,6 @@ def is_export(folder: Path) -> bool:
     return isinstance(manifest, dict) and str(manifest.get("generator", "")).startswith("mc-dataset-builder")
 
 
-def _check_target(built: Path, out: Path) -> None:
-    b, o = built.resolve(), out.resolve()
-    if b == o or o in b.parents or b in o.parents:
-        raise UsageError(f"--out {out} must lie outside the input folder {built} and not contain it")
-
-
 def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None = None,
                    source: str | None = None, name: str | None = None, pretty_name: str | None = None,
                    lm_eval_data_root: str | None = None, schema: str | None = None,
@@ -231,7 +226,7 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
         ``progress(variant, done, total)`` as each variant's files are made.
     """
     built, out = Path(built), Path(out)
-    _check_target(built, out)
+    refuse_inputs_inside(out, [built])
     check_hub_repo(hub_repo)
     if hub_repo and lm_eval_data_root:
         raise UsageError("--hub-repo and --lm-eval-data-root both say where the tasks read the data; give one")

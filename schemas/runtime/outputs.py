@@ -284,6 +284,29 @@ def staging_dir(target: str | os.PathLike, *, marker=None, what: str = "", mark:
         raise
 
 
+def refuse_inputs_inside(out: str | os.PathLike, inputs, *, option: str = "--out") -> None:
+    """A usage error (exit 2) if ``out`` and one of ``inputs`` overlap: the same path, an input inside
+    ``out`` (replacing ``out`` would delete it) or ``out`` inside an input folder (the output would
+    become part of its own input). The one guard every command and the release use.
+
+    >>> refuse_inputs_inside("/tmp/x/out", ["/tmp/x/in", None])
+    >>> refuse_inputs_inside("/tmp/x", ["/tmp/x/in.tsv"])
+    Traceback (most recent call last):
+    ...
+    schemas.errors.UsageError: --out /tmp/x would replace the folder that holds the input /tmp/x/in.tsv; choose another --out
+    """
+    dst = Path(out).resolve()
+    for item in inputs:
+        if item is None:
+            continue
+        src = Path(item).resolve()
+        if src == dst or dst in src.parents:
+            raise UsageError(f"{option} {out} would replace the folder that holds the input {item}; "
+                             f"choose another {option}")
+        if src in dst.parents:
+            raise UsageError(f"{option} {out} lies inside the input folder {item}; choose a folder outside it")
+
+
 # -- groups of files -----------------------------------------------------------------------------------------
 
 def check_files_replaceable(folder: str | os.PathLike, members, what: str, *, own=()) -> None:
