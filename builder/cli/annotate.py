@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from .common import OutputFolder, check_output, on_error_option, output_folder, pass_app
+from .common import OutputFolder, on_error_option, pass_app
 
 
 def _annotation_options(f):
@@ -25,20 +25,6 @@ def _annotation_options(f):
                      show_default=True,
                      help="long: item_id, annotator, label rows; wide: one column per annotator.")(f)
     return f
-
-
-def _read(path, fmt, labels_file, min_ratings, on_error):
-    from annotation.importer import read_annotations, read_labels
-
-    labels = read_labels(labels_file) if labels_file else None
-    return read_annotations(path, format=fmt, labels=labels, min_ratings=min_ratings, on_error=on_error)
-
-
-def _report_skips(app, ann) -> None:
-    for reason, n in sorted(ann.skipped.items()):
-        ids = ann.skipped_ids.get(reason, [])
-        shown = ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
-        app.info(f"skipped {n} ({reason}): {shown}")
 
 
 def _out_option(f):
@@ -76,25 +62,13 @@ def agreement(app, annotations, fmt, labels_file, min_ratings, on_error, n_boot,
 
     Writes DIR/agreement.json, DIR/agreement.md and DIR/agreement_matrix.png.
     """
-    from annotation.agreement import agreement_report
-    from annotation.report import write_report
+    from builder.tasks.annotate import AgreementOptions, run_agreement
 
-    inputs = [annotations, labels_file]
-    check_output(out_dir, "annotate agreement", inputs=inputs, legacy="agreement.json")
-    ann = _read(annotations, fmt, labels_file, min_ratings, on_error)
-    _report_skips(app, ann)
-    rep = agreement_report(ann, n_resamples=n_boot, seed=seed, level=ci_level, top_confusions=top_confusions)
-    with output_folder(out_dir, "annotate agreement", inputs=inputs, legacy="agreement.json") as stage:
-        write_report(rep, stage, plot=not no_plot)
-
-    def f(x):
-        return "n/a" if x is None else f"{x:.3f}"
-
-    click.echo(f"{rep['n_items']} items, {rep['n_annotators']} annotators: fleiss_kappa {f(rep['fleiss_kappa'])}"
-               f", krippendorff_alpha {f(rep['krippendorff_alpha'])}, mean_cohen_kappa "
-               f"{f(rep['mean_cohen_kappa'])}, gwet_ac1 {f(rep['gwet_ac1'])} -> {out_dir / 'agreement.json'}")
-    if rep.get("fleiss_kappa_reason"):
-        app.info(f"note: fleiss_kappa not reported: {rep['fleiss_kappa_reason']}")
+    result = run_agreement(AgreementOptions(annotations, out_dir, format=fmt, labels=labels_file,
+                                            min_ratings=min_ratings, on_error=on_error, n_boot=n_boot, seed=seed,
+                                            ci_level=ci_level, top_confusions=top_confusions, plot=not no_plot),
+                           app.reporter())
+    app.echo_lines(result.lines)
 
 
 @annotate.command()
@@ -115,34 +89,12 @@ def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy
     --sheet FILLED.csv: merges the lead's labels (rule `adjudicated`); items
     left empty stay `unresolved` and are listed in DIR/unresolved_sheet.csv.
     """
-    from annotation.adjudicate import decide, merge_sheet, rule_counts, write_decisions, write_sheet
-    from schemas.io import write_json_atomic
+    from builder.tasks.annotate import AdjudicateOptions, run_adjudicate
 
-    inputs = [annotations, labels_file, sheet]
-    check_output(out_dir, "annotate adjudicate", inputs=inputs, legacy="adjudication.json")
-    ann = _read(annotations, fmt, labels_file, min_ratings, on_error)
-    _report_skips(app, ann)
-    decisions = decide(ann, policy)
-    conflicts = sum(1 for d in decisions if d.rule == "unresolved")
-    sheet_stats = None
-    if sheet is not None:
-        decisions, sheet_stats = merge_sheet(decisions, sheet, ann.labels)
-        sheet_stats = {"file": sheet.name, **sheet_stats}
-    sheet_name = "unresolved_sheet.csv" if sheet is not None else "adjudication_sheet.csv"
-    rules = rule_counts(decisions)
-    summary = {
-        "source": annotations.name, "policy": policy, "n_items": ann.n_items,
-        "n_annotators": len(ann.annotators), "conflicts": conflicts, "rules": rules,
-        "sheet": sheet_stats, "sheet_written": sheet_name,
-        "unresolved_ids": [d.item_id for d in decisions if d.rule == "unresolved"],
-        "skipped": dict(ann.skipped), "skipped_ids": {k: list(v) for k, v in ann.skipped_ids.items()},
-    }
-    with output_folder(out_dir, "annotate adjudicate", inputs=inputs, legacy="adjudication.json") as stage:
-        write_decisions(stage / "decisions.csv", decisions, ann.texts)
-        write_sheet(stage / sheet_name, ann, decisions)
-        write_json_atomic(stage / "adjudication.json", summary)
-    click.echo(f"{ann.n_items} items ({policy}): {rules['majority']} majority, {rules['adjudicated']} "
-               f"adjudicated, {rules['unresolved']} unresolved -> {out_dir / sheet_name}")
+    result = run_adjudicate(AdjudicateOptions(annotations, out_dir, format=fmt, labels=labels_file,
+                                              min_ratings=min_ratings, on_error=on_error, policy=policy,
+                                              sheet=sheet), app.reporter())
+    app.echo_lines(result.lines)
 
 
 @annotate.command()
@@ -157,27 +109,10 @@ def curate(app, labelled, recipe, out_dir):
     LABELLED is decisions.csv, a SIB-200 TSV, or a folder of train/dev/test.tsv.
     Writes DIR/curated.tsv (SIB-200 layout), DIR/labels.txt and DIR/curation_log.json.
     """
-    from annotation.curate import curate as run_curate
-    from annotation.curate import label_order, load_recipe
-    from annotation.labelled import read_labelled
-    from schemas.io import write_json_atomic, write_sib_tsv, write_text_atomic
+    from builder.tasks.annotate import CurateOptions, run_curate
 
-    inputs = [labelled, recipe]
-    check_output(out_dir, "annotate curate", inputs=inputs, legacy="curation_log.json")
-    steps = load_recipe(recipe)
-    items = read_labelled(labelled)
-    kept, log = run_curate(items, steps)
-    labels = label_order(kept)
-    with output_folder(out_dir, "annotate curate", inputs=inputs, legacy="curation_log.json") as stage:
-        write_sib_tsv(stage / "curated.tsv",
-                      [{"index_id": i.item_id, "category": i.label, "text": i.text} for i in kept])
-        write_text_atomic(stage / "labels.txt", "".join(f"{lab}\n" for lab in labels))
-        write_json_atomic(stage / "curation_log.json", {
-            "input": labelled.name, "recipe": recipe.name, "items_in": len(items), "items_out": len(kept),
-            "labels": {lab: sum(1 for i in kept if i.label == lab) for lab in labels}, "steps": log})
-    for entry in log:
-        app.info(f"{entry['step']}: {entry['items_before']} -> {entry['items_after']} items")
-    click.echo(f"{len(items)} items -> {len(kept)} items, {len(labels)} labels -> {out_dir / 'curated.tsv'}")
+    result = run_curate(CurateOptions(labelled, recipe, out_dir), app.reporter())
+    app.echo_lines(result.lines)
 
 
 def _ratios(ctx, param, value):
@@ -204,17 +139,7 @@ def split(app, labelled, ratios, seed, out_dir):
     Writes DIR/{train,dev,test}.tsv (SIB-200 layout: index_id, category, text),
     the same as .parquet, DIR/labels.txt and DIR/split.json.
     """
-    from annotation.curate import label_order
-    from annotation.labelled import read_labelled
-    from annotation.splits import require_labels, split_items, split_summary, write_splits
+    from builder.tasks.annotate import SplitOptions, run_split
 
-    check_output(out_dir, "annotate split", inputs=[labelled], legacy="split.json")
-    items = read_labelled(labelled)
-    require_labels(items)
-    parts = split_items(items, ratios, seed)
-    info = split_summary(parts, ratios, seed)
-    info["input"] = labelled.name
-    write_splits(parts, out_dir, labels=label_order(items), info=info)
-    counts = info["counts"]
-    click.echo(f"{info['n_items']} items -> train {counts['train']}, dev {counts['dev']}, test {counts['test']}"
-               f" -> {out_dir}")
+    result = run_split(SplitOptions(labelled, out_dir, ratios=ratios, seed=seed), app.reporter())
+    app.echo_lines(result.lines)

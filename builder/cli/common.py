@@ -23,6 +23,19 @@ class AppContext:
         if not self.quiet:
             click.echo(message, err=True)
 
+    def reporter(self):
+        """The :class:`builder.tasks.base.Reporter` of a command: stderr lines unless ``-q``, a bar on a terminal."""
+        from builder.tasks.base import Reporter
+
+        return Reporter(quiet=self.quiet, write=lambda message: click.echo(message, err=True),
+                        terminal=_is_terminal())
+
+    @staticmethod
+    def echo_lines(lines) -> None:
+        """A task's standard-output summary (its result's ``lines``)."""
+        for line in lines:
+            click.echo(line)
+
 
 pass_app = click.make_pass_decorator(AppContext, ensure=True)
 
@@ -162,15 +175,6 @@ def stage_progress(app, stage: str, total: int, noun: str = "tasks done", *, ste
         yield lambda label, done, n: bar.update(task, completed=done, description=label)
 
 
-def progress(iterable, *, total=None, description="", quiet=False):
-    """Wrap ``iterable`` in a rich progress bar on stderr when it is a terminal."""
-    if quiet or not sys.stderr.isatty():
-        return iterable
-    from rich.progress import track
-
-    return track(iterable, total=total, description=description, transient=True)
-
-
 class OutputFolder(click.ParamType):
     """An ``--out`` folder, checked when the option is read, before any work is done.
 
@@ -190,28 +194,3 @@ class OutputFolder(click.ParamType):
         from schemas.runtime.outputs import check_writable
 
         return check_writable(Path(value), inside=self.inside)
-
-
-def check_output(out: Path, command: str, *, inputs=(), legacy: str | None = None) -> None:
-    """The checks of :func:`output_folder`, to run before a long computation (exit 2 at once)."""
-    from schemas.runtime.outputs import check_replaceable, refuse_inputs_inside
-
-    refuse_inputs_inside(out, inputs)
-    check_replaceable(out, legacy, command)
-
-
-@contextlib.contextmanager
-def output_folder(out: Path, command: str, *, inputs=(), legacy: str | None = None):
-    """Stage the output folder ``out`` of ``command``; it replaces ``out`` whole when the block ends.
-
-    Refuses (exit 2) an ``out`` that holds one of ``inputs``, and a non-empty
-    ``out`` that is not an earlier output of ``command`` (its ``.builder.json``,
-    or for outputs of earlier versions the file ``legacy``), before the block
-    runs. Yields the staging folder to write into; on an error or an
-    interruption ``out`` is left as it was.
-    """
-    from schemas.runtime.outputs import refuse_inputs_inside, staging_dir
-
-    refuse_inputs_inside(out, inputs)
-    with staging_dir(out, marker=legacy, what=command) as stage:
-        yield stage

@@ -19,8 +19,9 @@ import click
 
 from schemas.errors import UsageError
 
-from .common import (OutputFolder, backend_option, check_output, jobs_option, names_option, output_folder, pass_app,
-                     stage_progress, variant_option)
+from builder.tasks.base import check_output, output_folder
+
+from .common import OutputFolder, backend_option, jobs_option, names_option, pass_app, stage_progress, variant_option
 
 
 def _read_labels(path: Path) -> list[str]:

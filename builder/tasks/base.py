@@ -1,4 +1,4 @@
-"""What every task shares: the reporter (information lines and progress) and the result shape.
+"""What every task shares: the reporter (information lines and progress), the result shape, the output folder.
 
 A task reports through a :class:`Reporter` instead of printing: the CLI builds
 one from ``-q`` (stderr lines, a rich bar on a terminal), the release one that
@@ -10,6 +10,7 @@ import contextlib
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterator
 
 from schemas.ledger import DropRow
@@ -113,3 +114,30 @@ class TaskResult:
     lines: list[str] = field(default_factory=list)
     drops: list[DropRow] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+# -- output folders ------------------------------------------------------------------------------------------
+
+def check_output(out: Path, command: str, *, inputs=(), legacy: str | None = None) -> None:
+    """The checks of :func:`output_folder`, to run before a long computation (exit 2 at once)."""
+    from schemas.runtime.outputs import check_replaceable, refuse_inputs_inside
+
+    refuse_inputs_inside(out, inputs)
+    check_replaceable(out, legacy, command)
+
+
+@contextlib.contextmanager
+def output_folder(out: Path, command: str, *, inputs=(), legacy: str | None = None) -> Iterator[Path]:
+    """Stage the output folder ``out`` of ``command``; it replaces ``out`` whole when the block ends.
+
+    Refuses (exit 2) an ``out`` that holds one of ``inputs``, and a non-empty
+    ``out`` that is not an earlier output of ``command`` (its ``.builder.json``,
+    or for outputs of earlier versions the file ``legacy``), before the block
+    runs. Yields the staging folder to write into; on an error or an
+    interruption ``out`` is left as it was.
+    """
+    from schemas.runtime.outputs import refuse_inputs_inside, staging_dir
+
+    refuse_inputs_inside(out, inputs)
+    with staging_dir(out, marker=legacy, what=command) as stage:
+        yield stage
