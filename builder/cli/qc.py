@@ -10,37 +10,18 @@ check), ``--annotations github`` prints ``::error``/``::warning`` workflow
 commands, and when ``GITHUB_STEP_SUMMARY`` names a file the Markdown verdict
 is appended to it. Progress: a bar on a terminal, plain lines every 10% of
 the variants or 10 s otherwise (CI logs), nothing with ``-q``
-(:func:`builder.cli.common.stage_progress`). ``--backend ray`` runs the
+(:meth:`builder.tasks.base.Reporter.progress`). The body is :func:`builder.tasks.qc.run_qc`. ``--backend ray`` runs the
 variants on a Ray cluster (docs/scale.md); the report is the same bytes.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from schemas.errors import GateInputError, OutputError, QCGateFailed, ToolkitError
+from schemas.errors import QCGateFailed
 
-from .common import OutputFolder, backend_option, jobs_option, pass_app, stage_progress, variant_option
-
-
-def _unreadable(call, path, what: str, also=(OSError, ValueError)):
-    """Run ``call``; a read error becomes a :class:`GateInputError` (exit code 2), same message and location."""
-    try:
-        return call()
-    except GateInputError:
-        raise
-    except ToolkitError as err:
-        raise GateInputError.from_error(err) from err
-    except also as err:  # unreadable file, bad Parquet/JSON the loader did not wrap
-        raise GateInputError(f"cannot read {what}: {err}", file=path) from err
-
-
-def _load(path, what: str, variants=None, lazy: bool = False):
-    from schemas.dataset import load_dataset_dir
-
-    return _unreadable(lambda: load_dataset_dir(path, variants=variants or None, lazy=lazy), path, what)
+from .common import OutputFolder, backend_option, jobs_option, pass_app, variant_option
 
 
 @click.command(name="qc")
@@ -69,57 +50,13 @@ def qc(app, dataset, config_path, out_dir, against, variants, jobs, backend, add
     license), writes qc_report.json and qc_report.md, and exits 0 when all
     gates pass, 1 when a gate fails, 2 when the input or config is unreadable.
     """
-    from qc.config import load_config
-    from qc.gate import run_gate
-    from qc.report import REPORT_FILES, write_reports
-    from schemas.runtime.outputs import check_files_replaceable
+    from builder.tasks.qc import QCOptions, run_qc
 
-    if out_dir is not None or dataset.is_dir():  # (a dataset that is no folder is a read error, below)
-        try:  # exit 2 before the work: the reports could not be written
-            check_files_replaceable(out_dir or dataset, REPORT_FILES, "qc", own=(dataset,))
-        except OutputError as err:
-            if out_dir is not None:
-                raise
-            raise OutputError(f"{err.message} (the reports go to DATASET; choose another folder with --out DIR)",
-                              file=err.file) from err
-    config = _unreadable(lambda: load_config(config_path), config_path, "config", also=(OSError,))
-    ds = _load(dataset, "dataset", variants, lazy=True)  # each variant is read by the worker that checks it
-    ref = _load(against, "--contamination-against set") if against is not None else None
-    app.info(f"qc: {len(ds.variants)} variant(s) of {ds.kind} data in {dataset}")
-    # variants are read during the gate: a file that cannot be read still exits 2 (a bug in a check does not)
-    with stage_progress(app, "qc", len(ds.variants), "variants checked") as progress:
-        report = _unreadable(lambda: run_gate(ds, config, against=ref, jobs=jobs, progress=progress,
-                                              backend=backend, address=address), dataset, "dataset", also=(OSError,))
-    json_path, md_path = write_reports(report, out_dir or dataset)
-    _ci_outputs(report, junit_path, annotations)
-    gated = sum(1 for r in report.results if r.gate and not r.skipped)
-    if report.passed:
-        click.echo(f"qc passed: {gated} gated checks on {len(report.variants)} variant(s); report {md_path}")
-        return
-    fails = report.failures
-    names = ", ".join(f"{r.variant}:{r.check}" for r in fails[:5]) + (" ..." if len(fails) > 5 else "")
-    raise QCGateFailed(f"qc gate failed: {len(fails)} of {gated} gated checks ({names}); see {md_path}")
-
-
-def _ci_outputs(report, junit_path, annotations: str) -> None:
-    """The JUnit file, the GitHub annotations and the step summary, as asked."""
-    from qc.ci import github_annotations, to_junit
-    from qc.report import summary_markdown
-    from schemas.errors import OutputError
-    from schemas.io import write_text_atomic
-
-    if junit_path is not None:
-        try:
-            write_text_atomic(junit_path, to_junit(report))
-        except OSError as err:
-            raise OutputError(f"cannot write {junit_path}: {err.strerror or err}") from err
-    if annotations == "github":
-        for line in github_annotations(report):
-            click.echo(line)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        try:
-            with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(summary_markdown(report) + "\n")
-        except OSError as err:
-            click.echo(f"warning: cannot append to GITHUB_STEP_SUMMARY ({summary}): {err.strerror or err}", err=True)
+    result = run_qc(QCOptions(dataset, config=config_path, out=out_dir, against=against, variants=variants,
+                              jobs=jobs, backend=backend, address=address, junit=junit_path,
+                              annotations=annotations), app.reporter())
+    app.echo_lines(result.lines)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if not result.passed:
+        raise QCGateFailed(result.message)
