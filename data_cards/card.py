@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from string import Template
 
+from schemas.license_registry import get_license
+from schemas.license_terms import Terms
 from schemas.licensing import LicenseOverride
 
 from .citations import cite
@@ -19,8 +21,6 @@ from .frontmatter import dump_front_matter, size_category
 import re
 
 from .languages import bcp47, describe, hub_language, iso639_3
-from .licenses import get_license
-from .rules import Terms
 from .sections import (agreement_section, baselines_section, filters_section, intended_use_section, qc_section,
                        romanization_section)
 
@@ -87,7 +87,7 @@ def hf_license(terms: Terms) -> dict:
     The Hub's ``license_name`` is an id (``my-license-1.0``), not an expression:
     the combined terms become a slug; ``LICENSE`` and the card spell them out.
 
-    >>> from data_cards.rules import combine
+    >>> from schemas.license_terms import combine
     >>> hf_license(combine([("a", "CC-BY-SA-4.0", 1)]))
     {'license': 'cc-by-sa-4.0'}
     >>> hf_license(combine([("a", "CC-BY-NC-3.0", 1), ("b", "RACE-research", 1)]))["license_name"]

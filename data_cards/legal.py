@@ -9,11 +9,11 @@ prominently, which the entry for such a source does.
 """
 from __future__ import annotations
 
+from schemas.license_registry import get_license
+from schemas.license_terms import Terms
 from schemas.licensing import LicenseOverride
 
 from .citations import cite
-from .licenses import get_license
-from .rules import Terms
 
 CHANGES = ("converted to the toolkit's record layout, filtered as described in README.md "
            "(\"Filters applied\") where filters ran, and written to Parquet")
@@ -26,7 +26,7 @@ def _yes(flag: bool) -> str:
 def render_license(name: str, overall: Terms, override: LicenseOverride | None = None) -> str:
     """Text of the export's ``LICENSE`` file.
 
-    >>> from data_cards.rules import combine
+    >>> from schemas.license_terms import combine
     >>> render_license("demo", combine([("sib200", "CC-BY-SA-4.0", 3)])).splitlines()[0]
     'License terms of demo'
     """
@@ -60,7 +60,7 @@ def render_license(name: str, overall: Terms, override: LicenseOverride | None =
 def render_attribution(name: str, overall: Terms, references: dict[str, str] | None = None) -> str:
     """Text of the export's ``ATTRIBUTION.md``.
 
-    >>> from data_cards.rules import combine
+    >>> from schemas.license_terms import combine
     >>> "## sib200" in render_attribution("demo", combine([("sib200", "CC-BY-SA-4.0", 3)]))
     True
     """

@@ -269,6 +269,6 @@ def intended_use_section(ctx) -> str:
 
 
 def _commercial(license_id: str) -> bool:
-    from .licenses import get_license
+    from schemas.license_registry import get_license
 
     return get_license(license_id).commercial_use

@@ -5,7 +5,7 @@ Every record carries a license id (``MCItem.license``); every id must be in
 that lists the known ids. ``unknown`` is a registered *sentinel* for sources
 whose license could not be confirmed (MultiRC, MCScript): it is known to the
 registry but grants nothing, so a split that holds it is a conflict that only a
-written override in the recipe lets pass (see :mod:`data_cards.rules`).
+written override in the recipe lets pass (see :mod:`schemas.license_terms`).
 
 Attributes follow the license texts:
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schemas.errors import LicenseError
+from .errors import LicenseError
 
 #: Names of the restrictions a license can impose; a license that takes in other
 #: content must impose at least the restrictions of that content.

@@ -40,12 +40,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
-from schemas.errors import LicenseError
-from schemas.licensing import LicenseOverride
+from .errors import LicenseError
+from .license_registry import License, get_license
 
-from .licenses import License, get_license
+if TYPE_CHECKING:  # schemas.licensing resolves a split's license with these rules
+    from .licensing import LicenseOverride
 
 USES = ("commercial", "research")
 
@@ -205,6 +206,11 @@ def combine(sources: Iterable[tuple[str, str, int]], *, override: LicenseOverrid
     )
 
 
+#: Terms of an empty split: no records, so no obligations and no conflicts.
+EMPTY = Terms(terms="none (no records)", licenses=(), commercial_use=True, share_alike=False, derivatives=True,
+              research_only=False, attribution=(), conflicts=(), sources=())
+
+
 def combine_many(parts: Iterable[Terms], *, override: LicenseOverride | None = None) -> Terms:
     """Terms of a whole release made of several splits (their sources pooled).
 
@@ -215,4 +221,4 @@ def combine_many(parts: Iterable[Terms], *, override: LicenseOverride | None = N
     return combine(((s.name, s.license, s.records) for t in parts for s in t.sources), override=override)
 
 
-__all__ = ["Conflict", "LicenseOverride", "SourceShare", "Terms", "combine", "combine_many", "USES"]
+__all__ = ["Conflict", "EMPTY", "SourceShare", "Terms", "combine", "combine_many", "USES"]

@@ -89,7 +89,7 @@ def describe(app: AppContext, variant_dir: Path, license_id: str | None, source_
     variants (`builder extend`) carry these fields, so an export keeps the
     attribution CC BY-SA asks for.
     """
-    from data_cards.licenses import get_license
+    from schemas.license_registry import get_license
     from schemas.variant import VARIANT_JSON, VariantInfo
 
     folder = _variant_folder(variant_dir)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from data_cards.licenses import get_license
+from schemas.license_registry import get_license
 
 #: Croissant 1.0's JSON-LD context (as ``mlcroissant`` writes it).
 CONTEXT = {

@@ -267,7 +267,7 @@ def export_dataset(built, out, *, lm_eval: bool = False, license_id: str | None 
         features: dict = {}
         infos: list[dict] = []
         split_terms = []
-        shared = (ds, {k: (t.licenses[0] if t.licenses else None) for k, t in terms_by_split.items()},
+        shared = (ds, {(s.variant, s.split): s.declared for s in audit.splits},
                   class_labels, published)
         made = fan_out(_variant_files, ds.variants, shared=shared, jobs=jobs, backend=backend, address=address,
                        progress=progress, labels=ds.variants,

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_cards.licenses import get_license
-from schemas.variant import VARIANT_JSON, VariantInfo
+from schemas.license_registry import get_license
+from schemas.licensing import LicenseContext
+from schemas.variant import VariantInfo
 
 DEFAULT_LICENSE = "CC-BY-SA-4.0"  # FLORES-200 and SIB-200 are CC BY-SA 4.0
 DEFAULT_LICENSE_FROM = "default (FLORES-200 and SIB-200 are CC BY-SA 4.0)"
@@ -35,22 +36,22 @@ class Credit:
 
 
 def carried_credit(source: Path, license: str | None) -> Credit:
-    """The credit a projection of ``source`` carries: ``--license`` over the source's ``variant.json``.
+    """The credit a projection of ``source`` carries; its license resolved as every stage resolves one.
 
     Source name and citation come from the source folder's ``variant.json`` (see
-    :meth:`schemas.variant.VariantInfo.credit`); the license from ``license`` when given, else
-    from that file, else :data:`DEFAULT_LICENSE`. The license id must be registered
-    (:func:`data_cards.licenses.get_license`, as ``builder export`` checks it).
+    :meth:`schemas.variant.VariantInfo.credit`). The license follows the order of
+    :mod:`schemas.licensing`: the source's ``variant.json``, else ``license`` (``--license``, or
+    the release recipe's ``license:``; a fallback, which never replaces what the source
+    declares), else :data:`DEFAULT_LICENSE`. The id must be registered
+    (:func:`schemas.license_registry.get_license`, as ``builder export`` checks it).
     """
     info = (VariantInfo.read(source) if Path(source).is_dir() else None) or VariantInfo()
     carried = info.credit()
-    if license is not None:
-        chosen, origin, where = license, "--license", {"field": "--license"}
-    elif "license" in carried:
-        chosen, origin = carried["license"], f"source variant.json ({Path(source) / VARIANT_JSON})"
-        where = {"file": Path(source) / VARIANT_JSON, "field": "license"}
-    else:
+    chosen, origin, where = LicenseContext(info=info, folder=Path(source), fallback=license).declared()
+    if chosen is None:
         chosen, origin, where = DEFAULT_LICENSE, DEFAULT_LICENSE_FROM, {}
+    elif "file" in where:
+        origin = f"source {origin}"
     get_license(chosen, **where)
     return Credit(license=chosen, license_from=origin, source_name=carried.get("source_name"),
                   citation=carried.get("citation"), source_variant=info.variant)

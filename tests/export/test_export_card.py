@@ -7,7 +7,7 @@ import pytest
 
 from builder.export import export_dataset
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
-from data_cards.licenses import get_license
+from schemas.license_registry import get_license
 from schemas.errors import SchemaError
 
 EXPORT_DATA = Path(__file__).parents[1] / "data" / "export"

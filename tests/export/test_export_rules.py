@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from data_cards.licenses import REGISTRY, get_license, known_ids
-from data_cards.rules import combine
+from schemas.license_registry import REGISTRY, get_license, known_ids
+from schemas.license_terms import combine
 from schemas.licensing import LicenseOverride
 from schemas.errors import LicenseError
 

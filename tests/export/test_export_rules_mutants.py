@@ -1,4 +1,4 @@
-"""Tests that kill mutants of the license combination rules (``data_cards/rules.py``; docs/testing.md).
+"""Tests that kill mutants of the license combination rules (``schemas/license_terms.py``; docs/testing.md).
 
 Each test names the small bug it catches. The rules decide which terms a
 release carries, so the exact conflict, the exact terms and the exact error are
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_cards.rules import USES, Conflict, Terms, combine, combine_many
+from schemas.license_terms import USES, Conflict, Terms, combine, combine_many
 from schemas.errors import LicenseError
 from schemas.licensing import LicenseOverride
 
@@ -96,7 +96,7 @@ def test_license_ids_are_listed_case_insensitively(monkeypatch):
     # ``known_ids`` and the terms sort ids case-insensitively. Every id registered today sorts the same
     # either way, so a custom id in lower case is registered for this test: "acme-research" comes before
     # "CC-BY-NC-4.0" case-insensitively, after it by code point (mutant: ``key=str.lower`` dropped).
-    from data_cards.licenses import REGISTRY, License
+    from schemas.license_registry import REGISTRY, License
 
     acme = License("acme-research", "ACME terms: research only", "https://example.org/acme", commercial_use=False,
                    derivatives=True, share_alike=False, attribution=True, research_only=True, custom=True)

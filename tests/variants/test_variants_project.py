@@ -265,11 +265,20 @@ def test_extend_carries_source_name_license_and_citation(tmp_path):
     assert info.variant == "nqo_Nkoo" and info.method == "projection"
 
 
-def test_an_explicit_license_wins_over_the_carried_one(tmp_path):
+def test_a_license_fallback_never_replaces_what_the_source_declares(tmp_path):
+    """One license rule (schemas.licensing): the source's variant.json, then --license, then the default."""
     src = _described_source(tmp_path, source_name="SIB-200", license="CC-BY-4.0")
     project_topic(src, [DEV, DEVTEST], "nqo_Nkoo", tmp_path, license="CC-BY-SA-4.0")
     info = VariantInfo.read(tmp_path / "nqo_Nkoo")
-    assert (info.license, info.license_from, info.source_name) == ("CC-BY-SA-4.0", "--license", "SIB-200")
+    assert (info.license, info.license_from, info.source_name) == \
+        ("CC-BY-4.0", f"source variant.json ({src / 'variant.json'})", "SIB-200")
+
+
+def test_the_license_fallback_applies_where_the_source_declares_none(tmp_path):
+    src = _described_source(tmp_path, source_name="SIB-200")
+    project_topic(src, [DEV, DEVTEST], "nqo_Nkoo", tmp_path, license="CC-BY-4.0")
+    info = VariantInfo.read(tmp_path / "nqo_Nkoo")
+    assert (info.license, info.license_from, info.source_name) == ("CC-BY-4.0", "--license", "SIB-200")
 
 
 def test_without_a_source_variant_json_the_default_license_is_said_and_a_warning_names_the_fix(tmp_path):
