@@ -40,6 +40,7 @@ from schemas.errors import RecipeError, SchemaError, SourceNotFoundError
 from schemas.codes import validate_variant_code
 from schemas.io import read_yaml
 from schemas.licensing import LicenseOverride
+from schemas.validate import Checker
 
 from .filters.too_many_sentences import DEFAULT_MAX_SENTENCES
 
@@ -111,44 +112,6 @@ _SOURCE_KEYS = {"name": True, "reader": True, "path": True, "splits": True, "fil
                 "options": False, "license": False}
 
 
-class _Checker:
-    """Raises RecipeError naming the recipe file and the key."""
-
-    def __init__(self, file: Path | None):
-        self.file = file
-
-    def fail(self, key: str, message: str):
-        raise RecipeError(message, file=self.file, field=key)
-
-    def keys(self, where: str, data: Any, spec: dict[str, bool]) -> None:
-        if not isinstance(data, Mapping):
-            self.fail(where or "(top level)", f"expected a mapping, found {type(data).__name__}")
-        for key in data:
-            if key not in spec:
-                self.fail(f"{where}.{key}" if where else str(key),
-                          f"unknown key {key!r}; allowed: {', '.join(spec)}")
-        for key, required in spec.items():
-            if required and key not in data:
-                self.fail(f"{where}.{key}" if where else key, "required key is missing")
-
-    def text(self, key: str, value: Any) -> str:
-        if not isinstance(value, str) or not value.strip():
-            self.fail(key, f"expected non-empty text, found {value!r}")
-        return value
-
-    def integer(self, key: str, value: Any, minimum: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            self.fail(key, f"expected an integer >= {minimum}, found {value!r}")
-        return value
-
-    def mapping(self, key: str, value: Any) -> Mapping:
-        if value is None:
-            return {}
-        if not isinstance(value, Mapping):
-            self.fail(key, f"expected a mapping, found {type(value).__name__} {value!r}")
-        return value
-
-
 def load_recipe(path: str | Path) -> Recipe:
     """Read and validate a recipe file.
 
@@ -171,7 +134,7 @@ def recipe_from_dict(data: Any, *, file: Path | None = None) -> Recipe:
     """Validate a parsed recipe mapping; relative source paths resolve against ``file``'s folder."""
     from .filters import FILTERS
 
-    chk = _Checker(file)
+    chk = Checker(file)
     chk.keys("", data, _TOP_KEYS)
     name = chk.text("name", data["name"])
     seed = chk.integer("seed", data.get("seed", 0), 0)
@@ -208,7 +171,7 @@ def recipe_from_dict(data: Any, *, file: Path | None = None) -> Recipe:
                   formats=formats, license_override=override, description=description, file=file)
 
 
-def _source(chk: _Checker, where: str, raw: Any, base: Path, max_sentences: int, filters) -> SourceSpec:
+def _source(chk: Checker, where: str, raw: Any, base: Path, max_sentences: int, filters) -> SourceSpec:
     from .readers import READERS
 
     chk.keys(where, raw, _SOURCE_KEYS)
@@ -264,7 +227,7 @@ def _source(chk: _Checker, where: str, raw: Any, base: Path, max_sentences: int,
                       options=MappingProxyType(dict(options)), license=license_)
 
 
-def _check_options(chk: _Checker, key: str, cls, options: Mapping) -> None:
+def _check_options(chk: Checker, key: str, cls, options: Mapping) -> None:
     declared = getattr(cls, "OPTIONS", None)
     if declared is not None:
         allowed = {"license", *declared}

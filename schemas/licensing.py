@@ -61,6 +61,7 @@ from typing import Any, Mapping
 from .errors import LicenseError, ToolkitError
 from .license_registry import get_license, known_ids
 from .license_terms import EMPTY, Terms, combine
+from .validate import Checker
 
 _KEYS = ("terms", "reason")
 
@@ -82,21 +83,10 @@ class LicenseOverride:
         """
         if data is None:
             return None
-        if not isinstance(data, Mapping):
-            raise error(f"expected a mapping with terms and reason, found {data!r}", file=file, field=field)
-        for key in data:
-            if key not in _KEYS:
-                raise error(f"unknown key {key!r}; allowed: {', '.join(_KEYS)}", file=file, field=f"{field}.{key}")
-        values = {}
-        for key in _KEYS:
-            if key not in data:
-                raise error("required key is missing (an override needs its terms and a written reason)",
-                            file=file, field=f"{field}.{key}")
-            value = data[key]
-            if not isinstance(value, str) or not value.strip():
-                raise error(f"expected non-empty text, found {value!r}", file=file, field=f"{field}.{key}")
-            values[key] = value.strip()
-        return cls(**values)
+        chk = Checker(file, error=error)
+        chk.keys(field, chk.mapping(field, data), dict.fromkeys(_KEYS, True),
+                 missing="an override needs its terms and a written reason")
+        return cls(**{key: chk.text(f"{field}.{key}", data[key]).strip() for key in _KEYS})
 
     def to_dict(self) -> dict[str, str]:
         return {"terms": self.terms, "reason": self.reason}

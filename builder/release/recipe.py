@@ -39,8 +39,7 @@ from typing import Any, Mapping
 from schemas.codes import validate_variant_code
 from schemas.errors import RecipeError, SourceNotFoundError, ToolkitError
 from schemas.io import read_text_utf8, read_yaml
-
-from ..recipe import _Checker
+from schemas.validate import Checker
 
 VERSION = 1
 
@@ -99,7 +98,7 @@ class ReleaseRecipe:
     file: Path | None = None
 
 
-class _Release(_Checker):
+class _Release(Checker):
     def __init__(self, file: Path | None):
         super().__init__(file)
         # absolute: the stages run inside the release folder (builder.release.steps.CommandRunner)
@@ -129,17 +128,6 @@ class _Release(_Checker):
         except ToolkitError as err:
             self.fail(key, str(err))
         return text
-
-    def flag(self, key: str, value: Any) -> bool:
-        if not isinstance(value, bool):
-            self.fail(key, f"expected true or false, found {value!r}")
-        return value
-
-    def names(self, key: str, value: Any) -> tuple[str, ...]:
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not items or not all(isinstance(v, str) and v.strip() for v in items):
-            self.fail(key, f"expected a name or a non-empty list of names, found {value!r}")
-        return tuple(items)
 
 
 def load_release_recipe(path: str | Path) -> ReleaseRecipe:

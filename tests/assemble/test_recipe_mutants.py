@@ -2,7 +2,7 @@
 
 ``tests/assemble/test_assemble_recipe.py`` checks that each mistake names the
 file and the key; these tests pin the whole message and key of every refusal
-of ``_source``, ``_Checker``, ``_check_options`` and ``load_recipe``, what a
+of ``_source``, ``schemas.validate.Checker``, ``_check_options`` and ``load_recipe``, what a
 valid source becomes (``SourceSpec`` and ``to_dict``), and the defaults of a
 source's license and filters.
 """
@@ -15,9 +15,10 @@ import pytest
 
 from builder.filters import FILTERS
 from builder.readers import READERS
-from builder.recipe import FilterSpec, Recipe, SourceSpec, _check_options, _Checker, _source, load_recipe, \
+from builder.recipe import FilterSpec, Recipe, SourceSpec, _check_options, _source, load_recipe, \
     recipe_from_dict
 from schemas.errors import RecipeError, SourceNotFoundError
+from schemas.validate import Checker
 
 BASE = Path("/recipes")
 FILE = Path("/recipes/r.yaml")
@@ -31,7 +32,7 @@ def _src(**over):
 
 def _refusal(raw, max_sentences=25) -> RecipeError:
     with pytest.raises(RecipeError) as info:
-        _source(_Checker(FILE), "sources[2]", raw, BASE, max_sentences, FILTERS)
+        _source(Checker(FILE), "sources[2]", raw, BASE, max_sentences, FILTERS)
     return info.value
 
 
@@ -92,7 +93,7 @@ def test_a_filter_parameter_error_names_the_filter_entry():
 
 
 def test_a_valid_source_exactly():
-    s = _source(_Checker(FILE), "sources[0]", _src(
+    s = _source(Checker(FILE), "sources[0]", _src(
         splits={"train": "train", "dev": "dev.v2"}, filters=["fill_in_blank", "too_many_sentences",
                                                             {"too_many_sentences": {"max_sentences": 9}},
                                                             {"fill_in_blank": None}],
@@ -121,7 +122,7 @@ class _Unlicensed:
 
 
 def test_license_defaults_and_filters_none(monkeypatch):
-    s = _source(_Checker(None), "s", _src(filters=None, options=None), BASE, 25, FILTERS)
+    s = _source(Checker(None), "s", _src(filters=None, options=None), BASE, 25, FILTERS)
     assert s.license is None and s.filters == () and dict(s.options) == {}
     monkeypatch.setitem(READERS, "unlicensed", _Unlicensed)
     err = _refusal(_src(reader="unlicensed", splits={"any": "train"}))
@@ -129,10 +130,10 @@ def test_license_defaults_and_filters_none(monkeypatch):
     err = _refusal(_src(reader="unlicensed", splits={"any": "train"}, options={"license": ""}))
     assert err.field == "sources[2].license"
     # a reader without a default license is fine when the source or its options name one
-    s = _source(_Checker(None), "s", _src(reader="unlicensed", splits={"any": "train"}, options={"license": "MIT"}),
+    s = _source(Checker(None), "s", _src(reader="unlicensed", splits={"any": "train"}, options={"license": "MIT"}),
                 BASE, 25, FILTERS)
     assert s.license is None and dict(s.options) == {"license": "MIT"}
-    s = _source(_Checker(None), "s", _src(reader="unlicensed", splits={"any": "train"}, license="MIT"), BASE, 25,
+    s = _source(Checker(None), "s", _src(reader="unlicensed", splits={"any": "train"}, license="MIT"), BASE, 25,
                 FILTERS)
     assert s.license == "MIT"
     err = _refusal(_src(reader="unlicensed", splits={3: "train"}, license="MIT"))
@@ -160,7 +161,7 @@ def test_check_options_of_a_reader_without_declared_options():
         def __init__(self, root, splits, **kwargs):
             pass
 
-    chk = _Checker(FILE)
+    chk = Checker(FILE)
     _check_options(chk, "k", Plain, {"subset": "b"})
     _check_options(chk, "k", Loose, {"anything": 1})
     with pytest.raises(RecipeError) as info:
@@ -188,7 +189,7 @@ def test_check_options_of_a_reader_without_declared_options():
 
 
 def test_the_checker_at_the_top_level():
-    chk = _Checker(None)
+    chk = Checker(None)
     with pytest.raises(RecipeError) as info:
         chk.keys("", {"a": 1, "zz": 2}, {"a": True, "b": False})
     assert (info.value.field, info.value.message, info.value.file) == ("zz", "unknown key 'zz'; allowed: a, b", None)
