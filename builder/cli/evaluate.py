@@ -10,6 +10,8 @@ A group of three subcommands, each with its own options (see docs/evaluate.md):
   and scores LLM answers -> results.csv/.json/.md, items.jsonl.
 * ``builder evaluate prompts DATASET --mode five-shot|zero-shot --out DIR``
   writes Belebele's prompts for an MC split -> prompts/<variant>.<mode>.jsonl.
+
+The bodies are :mod:`builder.tasks.evaluate`.
 """
 from __future__ import annotations
 
@@ -17,111 +19,7 @@ from pathlib import Path
 
 import click
 
-from schemas.errors import UsageError
-
-from builder.tasks.base import check_output, output_folder
-
-from .common import OutputFolder, backend_option, jobs_option, names_option, pass_app, stage_progress, variant_option
-
-
-def _read_labels(path: Path) -> list[str]:
-    from schemas.io import read_text_utf8
-
-    labels = [line.strip() for line in read_text_utf8(path).splitlines() if line.strip()]
-    if not labels:
-        raise UsageError(f"{path}: the labels file is empty; expected one label per line")
-    return labels
-
-
-def _run_baselines(app, dataset_path, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from,
-                   mlp_max_iter, ci, backend="local", address=None):
-    from schemas.dataset import load_dataset_dir
-    from builder.evaluation import report, runner
-
-    check_output(out, "evaluate baselines", inputs=[dataset_path], legacy="results.json")
-    ds = load_dataset_dir(dataset_path, variants=variants or None)
-    chosen = baselines or runner.default_baselines(ds.kind)
-    cfg = runner.RunConfig(baselines=chosen, split=split, seed=seed, ngram_unit=ngram_unit,
-                           mlp_max_iter=mlp_max_iter, transfer_from=transfer_from, ci_method=ci,
-                           jobs=jobs, backend=backend, address=address)
-    n_tasks = len(chosen) * len(ds.variants)
-    where = (f"on Ray ({address})" if address else "on Ray") if backend == "ray" else \
-        f"with {min(cfg.jobs, n_tasks)} worker(s)"
-    app.info(f"evaluating {len(chosen)} baseline(s) on {len(ds.variants)} {ds.kind} variant(s) {where}")
-    with stage_progress(app, "evaluate", n_tasks, "baseline runs done") as progress:
-        rows = runner.run(ds, cfg, progress=progress)
-    settings = cfg.to_dict()
-    if ds.kind == "mc":
-        settings.pop("ngram_unit"), settings.pop("mlp_max_iter")
-    dataset = {"path": str(dataset_path), "kind": ds.kind, "variants": ds.variants}
-    with output_folder(out, "evaluate baselines", inputs=[dataset_path], legacy="results.json") as stage:
-        report.write_baseline_report(stage, rows, chosen, settings, dataset)
-    means = report.baseline_means(rows, chosen)
-    click.echo(report.baseline_markdown(rows, chosen, settings), nl=False)
-    app.info(f"wrote {out / 'results.csv'}; mean accuracy: "
-             + ", ".join(f"{b} {report.pct(m)}" for b, m in means.items()))
-
-
-def _score_predictions(app, files, out, task, gold, labels_path, model, answer_column, lenient, split, ci):
-    from builder.evaluation import llm_scoring, report
-    from builder.evaluation.parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC
-
-    if lenient and task != "mc":
-        raise UsageError("--lenient applies to --task mc only (Belebele's first-character fallback)")
-    inputs = [*files, gold, labels_path]
-    check_output(out, "evaluate predictions", inputs=inputs, legacy="items.jsonl")
-    items = llm_scoring.load_items(files, task, model=model, answer_column=answer_column)
-    if gold is not None:
-        from schemas.dataset import load_dataset_dir
-
-        items = llm_scoring.attach_gold(items.drop(columns=["gold"], errors="ignore"), load_dataset_dir(gold),
-                                        task, split)
-    labels = _read_labels(labels_path) if labels_path else None
-    summary, per_item = llm_scoring.score(items, task, labels=labels, lenient=lenient, ci_method=ci)
-    kinds = FAILURE_KINDS_TOPIC if task == "topic" else FAILURE_KINDS_MC
-    settings = {"task": task, "lenient": lenient, "labels": labels, "files": [str(f) for f in files],
-                "gold": None if gold is None else str(gold), "split": split, "ci_method": ci, "ci_level": 0.95,
-                "accuracy": "correct / n, parse failures count as wrong"}
-    summary = [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in summary]
-    with output_folder(out, "evaluate predictions", inputs=inputs, legacy="items.jsonl") as stage:
-        report.write_llm_report(stage, summary, per_item, kinds, settings)
-    click.echo(report.llm_markdown(summary, kinds), nl=False)
-    app.info(f"wrote {out / 'results.csv'} and {out / 'items.jsonl'} ({len(per_item)} answers)")
-
-
-def _render_prompts(app, dataset_path, out, mode, shots_from, variants, split, seed):
-    from schemas.dataset import load_dataset_dir
-    from builder.evaluation import prompts
-    from schemas.io import write_json_atomic, write_jsonl_atomic
-
-    check_output(out, "evaluate prompts", inputs=[dataset_path, shots_from], legacy="prompts.json")
-    ds = load_dataset_dir(dataset_path, variants=variants or None)
-    if ds.kind != "mc":
-        raise UsageError(f"prompts need a multiple-choice dataset; {dataset_path} holds {ds.kind} records")
-    shots, shot_source = [], None
-    if mode == "five-shot":
-        source = load_dataset_dir(shots_from) if shots_from else load_dataset_dir(dataset_path)
-        variant = "eng_Latn" if "eng_Latn" in source.tables else source.variants[0]
-        if "train" not in source.tables[variant]:
-            raise UsageError(f"five-shot prompts need English training items: {variant} in "
-                             f"{shots_from or dataset_path} has no train split (pass --shots-from DIR)")
-        shots = prompts.pick_shots(source.tables[variant]["train"], seed=seed)
-        shot_source = {"dataset": str(shots_from or dataset_path), "variant": variant, "split": "train",
-                       "ids": [str(s.get("question_id", "")) for s in shots], "seed": seed}
-    written = {}
-    with output_folder(out, "evaluate prompts", inputs=[dataset_path, shots_from], legacy="prompts.json") as stage:
-        for v in ds.variants:
-            if split not in ds.tables[v]:
-                raise UsageError(f"variant {v} has no {split!r} split; found {', '.join(ds.splits(v))}")
-            rows = prompts.render(ds.tables[v][split], mode, shots=shots)
-            path = write_jsonl_atomic(stage / "prompts" / f"{v}.{mode}.jsonl", rows)
-            written[v] = {"file": str(path.relative_to(stage)), "n": len(rows)}
-        write_json_atomic(stage / "prompts.json", {"mode": mode, "split": split, "shots": shot_source,
-                                                   "variants": written, "parse_with": "builder evaluate "
-                                                   "predictions FILE... --task mc (add --lenient for Belebele's "
-                                                   "fallback)"})
-    click.echo(f"wrote {sum(w['n'] for w in written.values())} {mode} prompts for {len(written)} variant(s) "
-               f"to {out / 'prompts'}")
+from .common import OutputFolder, backend_option, jobs_option, names_option, pass_app, variant_option
 
 
 def _out_option(f):
@@ -181,8 +79,13 @@ def baselines_cmd(app, dataset, out, baselines, variants, ngram_unit, jobs, back
     DATASET is an assembled folder, a folder of variant folders or an export.
     Writes OUT/results.csv, results.json, results.md and accuracy.png.
     """
-    _run_baselines(app, dataset, out, baselines, variants, ngram_unit, jobs, seed, split, transfer_from,
-                   mlp_max_iter, ci, backend, address)
+    from builder.tasks.evaluate import BaselinesOptions, run_baselines
+
+    result = run_baselines(BaselinesOptions(dataset, out, baselines=baselines, variants=variants,
+                                            ngram_unit=ngram_unit, jobs=jobs, backend=backend, address=address,
+                                            seed=seed, split=split, transfer_from=transfer_from,
+                                            mlp_max_iter=mlp_max_iter, ci=ci), app.reporter())
+    app.echo_lines(result.lines)
 
 
 @evaluate.command("predictions", short_help="Parse and score LLM answers.")
@@ -209,7 +112,12 @@ def predictions_cmd(app, files, task, out, gold, split, labels_path, model, answ
     Writes OUT/results.csv, results.json, results.md and items.jsonl (every
     answer with its parse).
     """
-    _score_predictions(app, files, out, task, gold, labels_path, model, answer_column, lenient, split, ci)
+    from builder.tasks.evaluate import PredictionsOptions, run_predictions
+
+    result = run_predictions(PredictionsOptions(files, task, out, gold=gold, labels=labels_path, model=model,
+                                                answer_column=answer_column, lenient=lenient, split=split, ci=ci),
+                             app.reporter())
+    app.echo_lines(result.lines)
 
 
 @evaluate.command("prompts", short_help="Write Belebele's five-shot or zero-shot prompts.")
@@ -231,4 +139,8 @@ def prompts_cmd(app, dataset, mode, out, shots_from, variants, split, seed):
     OUT/prompts.json; score the model's outputs with
     `builder evaluate predictions FILE... --task mc`.
     """
-    _render_prompts(app, dataset, out, mode, shots_from, variants, split, seed)
+    from builder.tasks.evaluate import PromptsOptions, run_prompts
+
+    result = run_prompts(PromptsOptions(dataset, out, mode, shots_from=shots_from, variants=variants, split=split,
+                                        seed=seed), app.reporter())
+    app.echo_lines(result.lines)
