@@ -17,11 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from schemas.errors import GateStatus, RecipeError
-from schemas.io import read_text_utf8
-from schemas.tables import EncodingError
+from schemas.errors import GateStatus, RecipeError, ToolkitError
+from schemas.io import load_yaml, read_yaml
+from schemas.validate import Checker, key_path
 
 CHOICES = {
     ("decision", "method"): ("holm", "fdr_bh", "bonferroni"),
@@ -45,50 +43,33 @@ class QCConfigError(RecipeError):
 def default_config() -> dict[str, Any]:
     """The shipped defaults, parsed."""
     text = resources.files("qc").joinpath("defaults.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return load_yaml(text, file="qc/defaults.yaml")
 
 
-def _type_name(value) -> str:
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return "text"
-
-
-def _merge(base: dict, over: dict, path: tuple[str, ...], file) -> dict:
+def _merge(chk: Checker, base: dict, over: Any, where: str) -> dict:
+    """``base`` updated with ``over``, each value checked against the type of its default."""
+    chk.keys(where, over, dict.fromkeys(sorted(base), False))
     out = copy.deepcopy(base)
     for key, value in over.items():
-        where = ".".join(path + (str(key),))
-        if key not in base:
-            raise QCConfigError(f"unknown key {where!r}; allowed here: {', '.join(sorted(base))}", file=file)
+        path = key_path(where, key)
         default = base[key]
         if isinstance(default, dict):
-            if not isinstance(value, dict):
-                raise QCConfigError(f"{where} must be a mapping, found {value!r}", file=file)
-            out[key] = _merge(default, value, path + (str(key),), file)
+            out[key] = _merge(chk, default, chk.mapping(path, value), path)
             continue
-        ok = (isinstance(value, bool) == isinstance(default, bool)) and (
-            isinstance(value, (int, float)) if isinstance(default, (int, float)) and not isinstance(default, bool)
-            else isinstance(value, type(default)))
-        if not ok:
-            raise QCConfigError(f"{where} must be {_type_name(default)}, found {value!r}", file=file)
-        if isinstance(default, (int, float)) and not isinstance(default, bool) and value < 0:
-            raise QCConfigError(f"{where} must be >= 0, found {value!r}", file=file)
-        choices = CHOICES.get(path[-1:] + (key,)) if path else None
+        if isinstance(default, bool):
+            chk.flag(path, value)
+        elif isinstance(default, (int, float)):
+            chk.number(path, value, 0)
+        elif isinstance(default, list) and not isinstance(value, list):
+            chk.fail(path, f"expected a list, found {value!r}")
+        elif isinstance(default, str) and not isinstance(value, str):
+            chk.fail(path, f"expected text, found {value!r}")
+        choices = CHOICES.get((where.rsplit(".", 1)[-1], key)) if where else None
+        if key == "features" and where == "checks.overlap_ttest":
+            choices = default
         if choices:
-            vals = value if isinstance(value, list) else [value]
-            bad = [v for v in vals if v not in choices]
-            if bad:
-                raise QCConfigError(f"{where}: allowed {', '.join(choices)}; found {bad[0]!r}", file=file)
-        if key == "features" and path[-1:] == ("overlap_ttest",):
-            bad = [v for v in value if v not in default]
-            if bad:
-                raise QCConfigError(f"{where}: allowed {', '.join(default)}; found {bad[0]!r}", file=file)
+            for i, v in enumerate(value if isinstance(value, list) else [value]):
+                chk.choice(f"{path}[{i}]" if isinstance(value, list) else path, v, choices)
         out[key] = value
     return out
 
@@ -97,35 +78,34 @@ def merge_config(base: dict[str, Any], override: dict[str, Any], *, file=None) -
     """Return ``base`` updated with ``override``, validated against ``base``'s keys and types."""
     if override is None:
         return copy.deepcopy(base)
-    if not isinstance(override, dict):
-        raise QCConfigError(f"expected a mapping at the top level, found {type(override).__name__}", file=file)
-    if "version" in override and override["version"] != base["version"]:
+    chk = Checker(file, error=QCConfigError)
+    if isinstance(override, dict) and "version" in override and override["version"] != base["version"]:
         hint = CHANGES.get(override["version"]) if isinstance(override["version"], int) else None
-        raise QCConfigError(f"config version {override['version']!r} is not supported; "
-                            f"this toolkit reads version {base['version']}" + (f" ({hint})" if hint else ""),
-                            file=file)
-    merged = _merge(base, override, (), file)
+        chk.fail("version", f"expected {base['version']} (the version this toolkit reads), "
+                            f"found {override['version']!r}" + (f"; {hint}" if hint else ""))
+    merged = _merge(chk, base, override, "")
     for name in ("chance", "margin", "near_jaccard", "min_share", "min_line_share", "max_bad_share", "max_share",
                  "max_near_share", "max_deviation"):
         for check, params in merged["checks"].items():
-            if name in params and not 0 <= params[name] <= 1:
-                raise QCConfigError(f"checks.{check}.{name} must be in [0, 1], found {params[name]!r}", file=file)
+            if name in params:
+                chk.number(f"checks.{check}.{name}", params[name], 0, 1)
     for name in ("alpha", "confidence", "pivot_share"):
-        value = merged["decision"][name]
-        if not 0 < value < 1:
-            raise QCConfigError(f"decision.{name} must be between 0 and 1 (exclusive), found {value!r}", file=file)
-    probe = merged["checks"]["bow_probe"]
-    if probe["folds"] < 2:
-        raise QCConfigError(f"checks.bow_probe.folds must be >= 2, found {probe['folds']!r}", file=file)
+        chk.number(f"decision.{name}", merged["decision"][name], 0, 1, exclusive=True)
+    chk.number("checks.bow_probe.folds", merged["checks"]["bow_probe"]["folds"], 2)
     dup = merged["checks"]["duplicates"]
-    if dup["bands"] < 1 or dup["num_perm"] % dup["bands"]:
-        raise QCConfigError("checks.duplicates.num_perm must be a multiple of bands, found "
-                            f"{dup['num_perm']} and {dup['bands']}", file=file)
+    chk.number("checks.duplicates.bands", dup["bands"], 1)
+    if dup["num_perm"] % dup["bands"]:
+        chk.fail("checks.duplicates.num_perm",
+                 f"expected a multiple of checks.duplicates.bands ({dup['bands']}), found {dup['num_perm']!r}")
     return merged
 
 
 def load_config(path: str | Path | None = None) -> dict[str, Any]:
-    """The defaults, overridden by the YAML file at ``path`` if given."""
+    """The defaults, overridden by the YAML file at ``path`` if given.
+
+    Every error reading it (a bad byte, malformed YAML, a duplicate key) is a
+    :class:`QCConfigError` with the reader's message and location (exit 2).
+    """
     base = default_config()
     if path is None:
         return base
@@ -133,11 +113,7 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
     if not p.is_file():
         raise QCConfigError("config file not found", file=p)
     try:
-        override = yaml.safe_load(read_text_utf8(p))
-    except EncodingError as err:  # a bad byte: line, byte and reason, as a config error (exit 2)
-        raise QCConfigError(err.message, file=p, record=err.record) from None
-    except yaml.YAMLError as err:
-        line = getattr(getattr(err, "problem_mark", None), "line", None)
-        raise QCConfigError(f"malformed YAML: {str(err).splitlines()[0]}", file=p,
-                            record=None if line is None else f"line {line + 1}") from None
+        override = read_yaml(p)
+    except ToolkitError as err:
+        raise QCConfigError(err.message, file=err.file, record=err.record, field=err.field) from None
     return merge_config(base, override or {}, file=p)

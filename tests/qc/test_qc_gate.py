@@ -130,16 +130,25 @@ def test_config_override_and_validation(tmp_path):
     assert cfg["checks"]["answer_balance"]["gate"] is False
     report = run_gate(load_dataset_dir(QC_DATA / "always_a"), cfg, jobs=1)
     assert report.passed and any(r.check == "answer_balance" and not r.passed for r in report.results)
-    with pytest.raises(QCConfigError, match="unknown key 'decision.alpah'; allowed here: alpha, confidence, method"):
+    with pytest.raises(QCConfigError, match="field decision.alpah: unknown key 'alpah' \\(did you mean 'alpha'\\?\\); "
+                                            "allowed: alpha, confidence, method, pivot_share"):
         load_config(QC_DATA / "bad_config.yaml")
-    for bad, message in [({"checks": {"bow_probe": {"margin": "big"}}}, "must be a number"),
-                         ({"checks": {"bow_probe": {"margin": 2}}}, "must be in \\[0, 1\\]"),
-                         ({"decision": {"alpha": 1.0}}, "decision.alpha must be between 0 and 1"),
-                         ({"decision": {"pivot_share": 0}}, "decision.pivot_share must be between 0 and 1"),
-                         ({"decision": {"method": "fdr"}}, "allowed holm, fdr_bh, bonferroni; found 'fdr'"),
-                         ({"checks": {"overlap_ttest": {"alpha": 0.05}}}, "unknown key 'checks.overlap_ttest.alpha'"),
-                         ({"version": 1}, "version 1 is not supported; this toolkit reads version 2 \\(version 2"),
-                         ({"version": 9}, "version 9 is not supported"), ({"checkz": {}}, "unknown key")]:
+    for bad, message in [({"checks": {"bow_probe": {"margin": "big"}}},
+                          "field checks.bow_probe.margin: expected a number >= 0, found 'big'"),
+                         ({"checks": {"bow_probe": {"margin": 2}}},
+                          "field checks.bow_probe.margin: expected a number between 0 and 1, found 2"),
+                         ({"decision": {"alpha": 1.0}},
+                          "field decision.alpha: expected a number between 0 and 1 \\(exclusive\\), found 1.0"),
+                         ({"decision": {"pivot_share": 0}},
+                          "field decision.pivot_share: expected a number between 0 and 1 \\(exclusive\\), found 0"),
+                         ({"decision": {"method": "fdr"}},
+                          "field decision.method: expected one of holm, fdr_bh, bonferroni, found 'fdr'"),
+                         ({"checks": {"overlap_ttest": {"alpha": 0.05}}},
+                          "field checks.overlap_ttest.alpha: unknown key 'alpha'"),
+                         ({"version": 1}, "field version: expected 2 \\(the version this toolkit reads\\), "
+                                          "found 1; version 2"),
+                         ({"version": 9}, "field version: expected 2 \\(the version this toolkit reads\\), found 9$"),
+                         ({"checkz": {}}, "field checkz: unknown key 'checkz' \\(did you mean 'checks'\\?\\)")]:
         with pytest.raises(QCConfigError, match=message):
             merge_config(default_config(), bad)
     assert QCConfigError("x").exit_code == 2
