@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 
 from schemas.io import read_yaml, require_path
-from schemas.errors import RecipeError
+from schemas.validate import Checker, key_path
 
 from .labelled import LabelledItem
 
@@ -33,29 +33,26 @@ class Step:
     params: Any
 
 
-def _labels_param(name: str, value, where: dict) -> tuple:
+def _labels_param(chk: Checker, key: str, value) -> tuple:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise RecipeError(f"{name} takes a non-empty list of labels, found {value!r}", **where, field=name)
+        chk.fail(key, f"expected a non-empty list of labels, found {value!r}")
     return tuple(value)
 
 
-def _min_count_param(name: str, value, where: dict) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise RecipeError(f"{name} takes an integer >= 0, found {value!r}", **where, field=name)
-    return value
+def _min_count_param(chk: Checker, key: str, value) -> int:
+    return chk.integer(key, value, 0)
 
 
-def _merge_param(name: str, value, where: dict) -> tuple:
+def _merge_param(chk: Checker, key: str, value) -> tuple:
     if not isinstance(value, dict) or not value:
-        raise RecipeError(f"merge takes a mapping 'new label: [old labels]', found {value!r}", **where,
-                          field=name)
+        chk.fail(key, f"expected a mapping 'new label: [old labels]', found {value!r}")
     pairs = []
     for target, sources in value.items():
         if not isinstance(target, str) or not target:
-            raise RecipeError(f"merge target must be a label, found {target!r}", **where, field=name)
-        pairs.append((target, _labels_param(name, sources, where)))
+            chk.fail(key, f"expected a label as the merge target, found {target!r}")
+        pairs.append((target, _labels_param(chk, f"{key}.{target}", sources)))
     return tuple(pairs)
 
 
@@ -68,30 +65,38 @@ STEP_PARAMS: dict[str, Callable] = {
     "merge": _merge_param,
 }
 
+#: top-level keys of a curation recipe -> required
+_TOP_KEYS = {"name": False, "version": False, "description": False, "steps": True}
+
 
 def load_recipe(path) -> list[Step]:
-    """Read and validate a curation recipe; errors name the file, the step and the field."""
+    """Read and validate a curation recipe; errors name the file and the key path (``steps[1].min_count``)."""
     p = require_path(path, what="curation recipe", kind="file")
     return parse_recipe(read_yaml(p), file=p)
 
 
 def parse_recipe(data, *, file=None) -> list[Step]:
-    """Validate a recipe already parsed from YAML.
+    """Validate a recipe already parsed from YAML (:class:`schemas.validate.Checker`).
 
     >>> [s.name for s in parse_recipe({"steps": [{"min_count": 80}, {"merge": {"st": ["s", "t"]}}]})]
     ['min_count', 'merge']
+    >>> parse_recipe({"steps": [{"min_count": -1}]}, file="r.yaml")
+    Traceback (most recent call last):
+    ...
+    schemas.errors.RecipeError: r.yaml, field steps[0].min_count: expected an integer >= 0, found -1
     """
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
-        raise RecipeError("expected a mapping with a list under 'steps'", file=file, field="steps")
+    chk = Checker(file)
+    chk.keys("", data, _TOP_KEYS)
+    if not isinstance(data["steps"], list):
+        chk.fail("steps", f"expected a list of steps, found {data['steps']!r}")
     steps = []
-    for n, raw in enumerate(data["steps"], start=1):
-        where = {"file": file, "record": f"step {n}"}
+    for n, raw in enumerate(data["steps"]):
+        where = key_path("steps", n)
         if not isinstance(raw, dict) or len(raw) != 1:
-            raise RecipeError(f"each step is a one-key mapping like 'min_count: 80', found {raw!r}", **where)
+            chk.fail(where, f"expected a one-key mapping like 'min_count: 80', found {raw!r}")
+        chk.keys(where, raw, dict.fromkeys(sorted(STEP_PARAMS), False))
         (name, value), = raw.items()
-        if name not in STEP_PARAMS:
-            raise RecipeError(f"unknown step {name!r}; allowed: {', '.join(sorted(STEP_PARAMS))}", **where)
-        steps.append(Step(name, STEP_PARAMS[name](name, value, where)))
+        steps.append(Step(name, STEP_PARAMS[name](chk, key_path(where, name), value)))
     return steps
 
 

@@ -166,7 +166,7 @@ def test_curate_bad_recipe_exit_1(tmp_path):
     res = run("annotate", "curate", ROOT / "tests" / "data" / "sib200" / "eng_14", "--recipe", recipe,
               "--out", tmp_path / "o")
     assert res.exit_code == 1
-    assert "r.yaml, step 1, field min_count: min_count takes an integer >= 0, found 'many'" in res.stderr
+    assert "r.yaml, field steps[0].min_count: expected an integer >= 0, found 'many'" in res.stderr
 
 
 def test_console_script_reproduces_sib200_curation(tmp_path):

@@ -68,12 +68,18 @@ def test_min_count_is_at_or_below():
 
 
 @pytest.mark.parametrize("recipe, message", [
-    ({"steps": [{"mrege": {"x": ["a"]}}]}, "step 1: unknown step 'mrege'; allowed: drop_labels, keep_labels, merge"),
-    ({"steps": [{"min_count": -1}]}, "step 1, field min_count: min_count takes an integer >= 0, found -1"),
-    ({"steps": [{"min_count": 5}, {"drop_labels": []}]}, "step 2, field drop_labels: drop_labels takes a non-empty"),
-    ({"steps": [{"merge": ["a", "b"]}]}, "merge takes a mapping 'new label: [old labels]'"),
-    ({"steps": [{"min_count": 1, "merge": {}}]}, "each step is a one-key mapping"),
-    ({"step": []}, "expected a mapping with a list under 'steps'"),
+    ({"steps": [{"mrege": {"x": ["a"]}}]}, "r.yaml, field steps[0].mrege: unknown key 'mrege' (did you mean 'merge'?); "
+                                           "allowed: drop_labels, keep_labels, merge, min_count, remove_labels"),
+    ({"steps": [{"min_count": -1}]}, "r.yaml, field steps[0].min_count: expected an integer >= 0, found -1"),
+    ({"steps": [{"min_count": 5}, {"drop_labels": []}]},
+     "r.yaml, field steps[1].drop_labels: expected a non-empty list of labels, found []"),
+    ({"steps": [{"merge": ["a", "b"]}]}, "field steps[0].merge: expected a mapping 'new label: [old labels]'"),
+    ({"steps": [{"merge": {"st": []}}]}, "field steps[0].merge.st: expected a non-empty list of labels, found []"),
+    ({"steps": [{"min_count": 1, "merge": {}}]}, "field steps[0]: expected a one-key mapping like 'min_count: 80'"),
+    ({"step": []}, "r.yaml, field step: unknown key 'step' (did you mean 'steps'?); "
+                   "allowed: name, version, description, steps"),
+    ({"name": "x"}, "r.yaml, field steps: required key is missing"),
+    ({"steps": {"min_count": 1}}, "r.yaml, field steps: expected a list of steps, found {'min_count': 1}"),
 ])
 def test_recipe_errors_are_one_line(recipe, message):
     with pytest.raises(RecipeError) as err:
