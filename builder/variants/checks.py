@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from schemas.errors import RecipeError
+from schemas.validate import Checker
 
 SEVERITIES = ("error", "warning", "off")
 
@@ -82,65 +82,37 @@ class CheckConfig:
         return d
 
 
-def _share(value, name: str, where) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise RecipeError(f"expected a number between 0 and 1, found {value!r}", file=where, field=name)
-    return float(value)
-
-
 def load_check_config(path: str | Path | None) -> CheckConfig:
     """Read a checks YAML file (keys as in :class:`CheckConfig`); None gives the defaults.
 
-    Unknown keys, checks or severities are a :class:`RecipeError` naming the allowed values.
+    Read by :func:`schemas.io.read_yaml` (a duplicate key is refused) and checked by
+    :class:`schemas.validate.Checker`: an unknown key, check or severity is a
+    :class:`~schemas.errors.RecipeError` naming the file, the key and the allowed values.
     """
     if path is None:
         return CheckConfig()
-    import yaml
-
-    from schemas.io import read_text_utf8
+    from schemas.io import read_yaml
 
     where = Path(path)
-    try:
-        data = yaml.safe_load(read_text_utf8(where)) or {}
-    except yaml.YAMLError as err:
-        raise RecipeError(f"malformed YAML: {err}".replace("\n", " "), file=where) from None
-    if not isinstance(data, dict):
-        raise RecipeError(f"expected a mapping of settings, found {type(data).__name__}", file=where)
-    allowed = {f.name for f in dataclasses.fields(CheckConfig)}
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise RecipeError(f"unknown setting(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}",
-                          file=where)
+    chk = Checker(where)
+    data = chk.keys("", read_yaml(where) or {}, dict.fromkeys(sorted(f.name for f in dataclasses.fields(CheckConfig)),
+                                                              False))
     kwargs: dict[str, Any] = {}
     if "expected_lines" in data and data["expected_lines"] is not None:
         exp = data["expected_lines"]
         if not isinstance(exp, list) or not all(isinstance(n, int) and n > 0 for n in exp):
-            raise RecipeError(f"expected a list of positive line counts, found {exp!r}", file=where,
-                              field="expected_lines")
+            chk.fail("expected_lines", f"expected a list of positive line counts, found {exp!r}")
         kwargs["expected_lines"] = tuple(exp)
     if "severity" in data:
-        sev = dict(DEFAULT_SEVERITY)
-        given = data["severity"] or {}
-        if not isinstance(given, dict):
-            raise RecipeError(f"expected a mapping check -> severity, found {given!r}", file=where,
-                              field="severity")
-        for name, level in given.items():
-            if name not in DEFAULT_SEVERITY:
-                raise RecipeError(f"unknown check {name!r}; allowed: {', '.join(sorted(DEFAULT_SEVERITY))}",
-                                  file=where, field="severity")
-            if level not in SEVERITIES:
-                raise RecipeError(f"severity of {name} must be one of {', '.join(SEVERITIES)}, found {level!r}",
-                                  file=where, field="severity")
-            sev[name] = level
-        kwargs["severity"] = sev
+        given = chk.keys("severity", chk.mapping("severity", data["severity"] or {}),
+                         dict.fromkeys(sorted(DEFAULT_SEVERITY), False))
+        kwargs["severity"] = {**DEFAULT_SEVERITY, **{name: chk.choice(f"severity.{name}", level, SEVERITIES)
+                                                      for name, level in given.items()}}
     for name in ("script_file_min_share", "script_line_min_share", "max_odd_share"):
         if name in data:
-            kwargs[name] = _share(data[name], name, where)
+            kwargs[name] = float(chk.number(name, data[name], 0, 1))
     if "length_z" in data:
-        z = data["length_z"]
-        if isinstance(z, bool) or not isinstance(z, (int, float)) or z <= 0:
-            raise RecipeError(f"expected a positive number, found {z!r}", file=where, field="length_z")
-        kwargs["length_z"] = float(z)
+        kwargs["length_z"] = float(chk.number("length_z", data["length_z"], 0, exclusive=True))
     return CheckConfig(**kwargs)
 
 

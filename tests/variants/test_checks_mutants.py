@@ -80,41 +80,44 @@ def test_every_setting_is_read(tmp_path):
 
 
 @pytest.mark.parametrize("text,field,message", [
-    ("a: [", None, "malformed YAML: "),
-    ("- 1\n- 2", None, "expected a mapping of settings, found list"),
-    ("zeta: 1\nalpha: 2", None, f"unknown setting(s) alpha, zeta; allowed: {ALLOWED}"),
+    ("- 1\n- 2", "(top level)", "expected a mapping, found list"),
+    ("zeta: 1\nalpha: 2", "zeta", f"unknown key 'zeta'; allowed: {ALLOWED}"),
+    ("max_odd_shares: 1", "max_odd_shares", f"unknown key 'max_odd_shares' (did you mean 'max_odd_share'?); "
+                                            f"allowed: {ALLOWED}"),
     ("expected_lines: 5", "expected_lines", "expected a list of positive line counts, found 5"),
     ("expected_lines: [3, 0]", "expected_lines", "expected a list of positive line counts, found [3, 0]"),
     ("expected_lines: [3, x]", "expected_lines", "expected a list of positive line counts, found [3, 'x']"),
-    ("severity: [a]", "severity", "expected a mapping check -> severity, found ['a']"),
-    ("severity:\n  alignmnt: error", "severity",
-     "unknown check 'alignmnt'; allowed: " + ", ".join(sorted(DEFAULT_SEVERITY))),
-    ("severity:\n  alignment: fatal", "severity",
-     "severity of alignment must be one of error, warning, off, found 'fatal'"),
+    ("severity: [a]", "severity", "expected a mapping, found list ['a']"),
+    ("severity:\n  alignmnt: error", "severity.alignmnt",
+     "unknown key 'alignmnt' (did you mean 'alignment'?); allowed: " + ", ".join(sorted(DEFAULT_SEVERITY))),
+    ("severity:\n  alignment: fatal", "severity.alignment", "expected one of error, warning, off, found 'fatal'"),
     ("max_odd_share: 1.5", "max_odd_share", "expected a number between 0 and 1, found 1.5"),
     ("script_file_min_share: -0.1", "script_file_min_share", "expected a number between 0 and 1, found -0.1"),
     ("script_line_min_share: true", "script_line_min_share", "expected a number between 0 and 1, found True"),
     ("max_odd_share: '0.1'", "max_odd_share", "expected a number between 0 and 1, found '0.1'"),
-    ("length_z: 0", "length_z", "expected a positive number, found 0"),
-    ("length_z: -1", "length_z", "expected a positive number, found -1"),
-    ("length_z: true", "length_z", "expected a positive number, found True"),
-    ("length_z: big", "length_z", "expected a positive number, found 'big'"),
+    ("length_z: 0", "length_z", "expected a number > 0, found 0"),
+    ("length_z: -1", "length_z", "expected a number > 0, found -1"),
+    ("length_z: true", "length_z", "expected a number > 0, found True"),
+    ("length_z: big", "length_z", "expected a number > 0, found 'big'"),
 ])
 def test_each_refusal_names_the_file_the_setting_and_what_was_found(tmp_path, text, field, message):
     path = _yaml(tmp_path, text)
     err = _refusal(path)
-    assert err.file == str(path) and err.field == field
-    if message.endswith(": "):
-        import yaml
+    assert (err.file, err.field, err.message) == (str(path), field, message)
 
-        try:
-            yaml.safe_load(text)
-        except yaml.YAMLError as yaml_err:
-            assert err.message == f"malformed YAML: {yaml_err}".replace("\n", " ")
-        else:
-            raise AssertionError(f"{text!r} is valid YAML")
+
+def test_malformed_yaml_names_the_file_and_line(tmp_path):
+    import yaml
+
+    path = _yaml(tmp_path, "severity:\n  alignment: [")
+    err = _refusal(path)
+    try:
+        yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as yaml_err:
+        assert (err.file, err.record) == (str(path), f"line {yaml_err.problem_mark.line + 1}")
+        assert err.message == f"malformed YAML: {yaml_err.problem}"
     else:
-        assert err.message == message
+        raise AssertionError("valid YAML")
 
 
 def test_the_share_bounds_are_inclusive_and_length_z_may_be_small(tmp_path):

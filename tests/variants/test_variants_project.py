@@ -149,7 +149,8 @@ def test_severity_off_and_warning_come_from_the_config(tmp_path):
 
 def test_config_errors_name_the_setting(tmp_path):
     bad = _write(tmp_path / "c.yaml", ["severity:", "  alignmnt: error"])
-    with pytest.raises(RecipeError, match="unknown check 'alignmnt'; allowed: .*alignment"):
+    with pytest.raises(RecipeError, match="field severity.alignmnt: unknown key 'alignmnt' "
+                                          "\\(did you mean 'alignment'\\?\\); allowed: .*alignment"):
         load_check_config(bad)
     bad = _write(tmp_path / "d.yaml", ["script_file_min_share: 2"])
     with pytest.raises(RecipeError, match="field script_file_min_share: expected a number between 0 and 1"):
