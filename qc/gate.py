@@ -24,6 +24,7 @@ import numpy as np
 
 from schemas.codes import flores_code
 from schemas.dataset import LazyTables, LoadedDataset
+from schemas.licensing import license_contexts
 from schemas.runtime.fanout import default_jobs  # noqa: F401  (re-exported: the CLI's default --jobs)
 from schemas.runtime.fanout import fan_out
 
@@ -72,14 +73,6 @@ class QCReport:
             "failed": [{"variant": r.variant, "check": r.check, "reason": r.reason} for r in self.failures],
             "checks": [r.to_dict() for r in self.results],
         }
-
-
-def _declared_licenses(ds: LoadedDataset, variant: str) -> dict[str, str | None]:
-    info = ds.variant_info(variant)  # a malformed variant.json stops the gate (cannot read)
-    declared = info.license if info is not None else None
-    if declared is None and isinstance(ds.manifest, dict) and isinstance(ds.manifest.get("license"), str):
-        declared = ds.manifest["license"] or None
-    return {split: declared for split in ds.splits(variant)}
 
 
 def run_variant(data: VariantData, config: dict) -> list[CheckResult]:
@@ -152,11 +145,12 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     if against is not None and config["checks"]["contamination"]["enabled"]:
         hashes = _against_hashes(against, config["checks"]["contamination"]["ngram"])
     tasks = []
+    licenses = license_contexts(ds)  # a malformed variant.json or override stops the gate (cannot read)
     for variant in ds.variants:
         against_v = None
         if hashes is not None:
             against_v = {variant: hashes[variant]} if variant in hashes else (hashes if len(hashes) == 1 else {})
-        tasks.append((variant, against_v, _declared_licenses(ds, variant)))
+        tasks.append((variant, against_v, licenses[variant]))
     jobs = max(1, min(jobs, len(tasks)))
     if backend == "local":
         shared, prepare = (ds, config, pivot_tables), None

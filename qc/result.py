@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from schemas.licensing import LicenseContext
+
 from .tokens import TokenCache
 
 
@@ -100,8 +102,8 @@ class VariantData:
 
     ``pivot`` holds the pivot variant's tables (None when this is the pivot or
     it is missing, see ``pivot_missing``); ``against`` the n-gram hashes of the
-    ``--contamination-against`` passages; ``licenses`` a license per split
-    from the manifest or ``variant.json`` (None where neither says);
+    ``--contamination-against`` passages; ``licenses`` what the variant's
+    licenses are resolved with (:class:`schemas.licensing.LicenseContext`);
     ``confidence`` the level of the effect intervals (``decision.confidence``).
     """
 
@@ -112,7 +114,7 @@ class VariantData:
     pivot: dict[str, pd.DataFrame] | None = None
     pivot_missing: bool = False
     against: Any = None
-    licenses: dict[str, str | None] = field(default_factory=dict)
+    licenses: LicenseContext | None = None
     seed: int = 0
     confidence: float = 0.95
     cache: TokenCache = field(default_factory=TokenCache)

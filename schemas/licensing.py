@@ -116,14 +116,17 @@ class SplitLicense:
 class LicenseContext:
     """What one variant's splits are resolved with, besides their records (see the module docstring).
 
-    ``variant``: its name, for messages. ``info``: the variant folder's ``variant.json`` (a :class:`schemas.variant.VariantInfo`, or None).
+    ``variant``: its name, for messages. ``license``, ``source_name``: what the variant folder's
+    ``variant.json`` declares (``source_name``, else its ``dataset``; None where it says nothing).
     ``folder``: that folder, for messages. ``fallback``/``fallback_field``: the caller's license id
     and the name an error gives it (``--license``, ``license`` of a recipe). ``override``: the
-    written override. ``source``: the source name of records that name none.
+    written override. ``source``: the source name of records that name none. ``files``: split ->
+    file, for messages. Plain values only, so a context travels to a worker process.
     """
 
     variant: str | None = None
-    info: Any = None
+    license: str | None = None
+    source_name: str | None = None
     folder: Path | None = None
     fallback: str | None = None
     fallback_field: str = "--license"
@@ -139,7 +142,7 @@ class LicenseContext:
         >>> LicenseContext(fallback="MIT").declared()
         ('MIT', '--license', {'field': '--license'})
         """
-        declared = getattr(self.info, "license", None)
+        declared = self.license
         if declared:
             json_path = (self.folder / "variant.json") if self.folder is not None else Path("variant.json")
             return declared, f"variant.json ({json_path})", {"file": json_path, "field": "license"}
@@ -147,10 +150,20 @@ class LicenseContext:
             return self.fallback, self.fallback_field, {"field": self.fallback_field}
         return None, "", {}
 
+    @classmethod
+    def of(cls, info, **values) -> "LicenseContext":
+        """The context of a variant whose ``variant.json`` is ``info`` (a :class:`schemas.variant.VariantInfo` or None).
+
+        >>> from schemas.variant import VariantInfo
+        >>> LicenseContext.of(VariantInfo(license="MIT", source_name="x"), fallback="CC0-1.0").declared()[0]
+        'MIT'
+        """
+        if info is None:
+            return cls(**values)
+        return cls(license=info.license, source_name=info.source_name or info.get("dataset"), **values)
+
     def _default_source(self) -> str:
-        info = self.info
-        name = getattr(info, "source_name", None) or (info.get("dataset") if info is not None else None)
-        return name or self.source or (self.folder.name if self.folder is not None else "records")
+        return self.source_name or self.source or (self.folder.name if self.folder is not None else "records")
 
     def resolve(self, frame, split: str | None = None) -> SplitLicense:
         """The license of one split (``frame``, a pandas DataFrame of its records).
@@ -221,21 +234,27 @@ def dataset_override(manifest: Any, infos: Mapping[str, Any], *, file=None) -> L
     return None
 
 
+def variant_infos(ds) -> dict:
+    """``variant.json`` of every variant of a loaded folder that has one (a malformed one stops, naming it)."""
+    infos = {variant: ds.variant_info(variant) for variant in ds.variants}
+    return {variant: info for variant, info in infos.items() if info is not None}
+
+
 def license_contexts(ds, *, fallback: str | None = None, fallback_field: str = "--license",
-                     source: str | None = None) -> dict[str, LicenseContext]:
+                     source: str | None = None, infos: Mapping | None = None) -> dict[str, LicenseContext]:
     """The :class:`LicenseContext` of every variant of a loaded dataset folder (:class:`schemas.dataset.LoadedDataset`).
 
     ``fallback`` (validated here) is the caller's license of folders that declare none; ``source`` the
-    source name of records that name none (default: the folder's name). A malformed ``variant.json``
-    or override stops with one error naming its file.
+    source name of records that name none (default: the folder's name); ``infos`` the folder's
+    :func:`variant_infos`, when the caller has read them. A malformed ``variant.json`` or override
+    stops with one error naming its file.
     """
     if fallback is not None:
         get_license(fallback, field=fallback_field)
-    infos = {variant: ds.variant_info(variant) for variant in ds.variants}
-    infos = {variant: info for variant, info in infos.items() if info is not None}
+    infos = variant_infos(ds) if infos is None else infos
     override = dataset_override(ds.manifest, infos, file=Path(ds.root) / "manifest.json")
-    return {variant: LicenseContext(
-        variant=variant, info=infos.get(variant), folder=ds.variant_dir(variant), fallback=fallback, fallback_field=fallback_field,
+    return {variant: LicenseContext.of(
+        infos.get(variant), variant=variant, folder=ds.variant_dir(variant), fallback=fallback, fallback_field=fallback_field,
         override=override, source=source or Path(ds.root).name,
         files={split: ds.files[(variant, split)] for split in ds.splits(variant) if (variant, split) in ds.files})
         for variant in ds.variants}

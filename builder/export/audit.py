@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from schemas.dataset import LoadedDataset, load_dataset_dir
 from schemas.license_terms import Terms, combine_many
-from schemas.licensing import LicenseOverride, license_contexts
+from schemas.licensing import LicenseOverride, license_contexts, variant_infos
 from schemas.variant import VariantInfo
 
 
@@ -74,13 +74,13 @@ def audit_dataset(root, *, license_id: str | None = None, source: str | None = N
         An already loaded folder (saves reading it twice).
     """
     ds = loaded if loaded is not None else load_dataset_dir(root)
-    contexts = license_contexts(ds, fallback=license_id, source=source)
+    infos = variant_infos(ds)
+    contexts = license_contexts(ds, fallback=license_id, source=source, infos=infos)
     audits = []
     for variant, ctx in contexts.items():
         for split in ds.splits(variant):
             frame = ds.tables[variant][split]
             resolved = ctx.resolve(frame, split)
             audits.append(SplitAudit(variant, split, len(frame), resolved.terms, resolved.declared))
-    infos = {variant: ctx.info for variant, ctx in contexts.items() if ctx.info is not None}
     override = next(iter(contexts.values())).override if contexts else None
     return Audit(dataset=ds, splits=audits, override=override, variant_info=infos)

@@ -47,7 +47,7 @@ def carried_credit(source: Path, license: str | None) -> Credit:
     """
     info = (VariantInfo.read(source) if Path(source).is_dir() else None) or VariantInfo()
     carried = info.credit()
-    chosen, origin, where = LicenseContext(info=info, folder=Path(source), fallback=license).declared()
+    chosen, origin, where = LicenseContext.of(info, folder=Path(source), fallback=license).declared()
     if chosen is None:
         chosen, origin, where = DEFAULT_LICENSE, DEFAULT_LICENSE_FROM, {}
     elif "file" in where:

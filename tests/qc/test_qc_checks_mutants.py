@@ -1,8 +1,8 @@
 """The gate's small decision checks, exactly (issue 17, mutation testing phase 2).
 
-``answer_balance``, ``label_distribution``, ``leakage`` and ``license`` decide
+``answer_balance``, ``label_distribution`` and ``leakage`` decide
 pass/fail on counts; ``qc.result`` says which results block a release and
-which are hypothesis tests; ``qc.gate.run_variant`` applies ``enabled`` and
+which are hypothesis tests (the ``license`` check: tests/qc/test_qc_license.py); ``qc.gate.run_variant`` applies ``enabled`` and
 ``gate`` from the config. These tests call each one in-process on frames small
 enough to count by hand, and check the statistics against scipy and
 statsmodels called here, so that a changed boundary, count, tie rule or
@@ -11,18 +11,16 @@ message fails.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from qc import answer_balance, label_distribution, leakage, license
+from qc import answer_balance, label_distribution, leakage
 from qc.config import default_config
-from qc.gate import QCReport, _declared_licenses, run_variant
+from qc.gate import QCReport, run_variant
 from qc.result import CheckResult, VariantData, skipped
-from schemas.dataset import LoadedDataset
 
 
 def _mc(**splits) -> VariantData:
@@ -225,47 +223,6 @@ def test_a_question_is_its_text_with_its_four_options():
     assert leakage._question_text(frame).tolist() == ["Why? | o | p | q | r"]
 
 
-# --- license ---------------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("values,declared,expected", [
-    (["MIT", "CC-BY-4.0", "MIT"], None, (True, "CC-BY-4.0,MIT")),
-    (["MIT", " Unknown "], None, (False, "1 row(s) without a known license (Unknown)")),
-    (["none", None, "NOASSERTION", "null", "nan", ""], None,
-     (False, "6 row(s) without a known license (, NOASSERTION, nan, none, null)")),
-    (["unknown"], "CC-BY-SA-4.0", (True, "CC-BY-SA-4.0")),
-    (["unknown"], " unknown ", (False, "1 row(s) without a known license (unknown)")),
-])
-def test_split_license_by_row(values, declared, expected):
-    assert license.split_license(pd.DataFrame({"license": values}), declared) == expected
-
-
-def test_split_license_without_a_column_or_rows():
-    assert license.split_license(pd.DataFrame({"text": ["a"]}), "MIT") == (True, "MIT")
-    assert license.split_license(pd.DataFrame({"license": []}), "MIT") == (True, "MIT")
-    assert license.split_license(pd.DataFrame({"text": ["a"]}), "NoAssertion") == (
-        False, "no license column and none declared in variant.json or manifest.json")
-    assert license.split_license(pd.DataFrame({"text": ["a"]}), None)[0] is False
-    assert license.NO_LICENSE == {"", "unknown", "none", "noassertion", "null", "nan"}
-
-
-def test_license_check_counts_the_unlicensed_splits():
-    data = VariantData("x", "topic", {"train": pd.DataFrame({"license": ["MIT"]}),
-                                      "test": pd.DataFrame({"license": ["unknown"]})},
-                       licenses={"train": None, "test": None})
-    (r,) = license.run(data, {})
-    assert (r.variant, r.check, r.passed, r.value, r.threshold, r.reason) == ("x", "license", False, 1, 0,
-                                                                              "no_license")
-    assert r.detail == "train: MIT; test: 1 row(s) without a known license (unknown)"
-    assert r.extra == {"licenses": {"train": "MIT", "test": "1 row(s) without a known license (unknown)"},
-                       "unlicensed": ["test"]}
-    assert r.paper == "Belebele: CC BY-SA 4.0; its training set mostly CC BY-NC (app. A.3)"
-    data.licenses = {"test": "CC-BY-SA-4.0"}
-    (r,) = license.run(data, {})
-    assert (r.passed, r.value, r.reason) == (True, 0, None)
-    (r,) = license.run(VariantData("x", "topic", {}), {})
-    assert r.skipped and r.detail == "no splits" and (r.variant, r.check) == ("x", "license")
-
-
 # --- qc.result and the gate's use of the config ---------------------------------------------------------
 
 def test_which_results_are_tests_and_which_block():
@@ -315,22 +272,3 @@ def test_the_report_passes_unless_a_gated_result_fails():
     assert report.passed and report.failures == []
     report = QCReport([ok, warn, bad], ["v"], "topic", {})
     assert not report.passed and report.failures == [bad]
-
-
-def test_declared_licenses_come_from_variant_json_then_the_manifest(tmp_path: Path):
-    from schemas.variant import VariantInfo
-
-    folder = tmp_path / "hin_Deva"
-    folder.mkdir()
-    VariantInfo(variant="hin_Deva", kind="topic", license="CC-BY-SA-4.0").write(folder)
-    files = {("hin_Deva", "train"): folder / "train.tsv", ("hin_Deva", "test"): folder / "test.tsv"}
-    tables = {"hin_Deva": {"train": pd.DataFrame({"category": ["a"]}), "test": pd.DataFrame({"category": ["a"]})}}
-    ds = LoadedDataset(root=tmp_path, kind="topic", tables=tables, files=files, manifest={"license": "MIT"})
-    assert _declared_licenses(ds, "hin_Deva") == {"train": "CC-BY-SA-4.0", "test": "CC-BY-SA-4.0"}
-    table = {"train": pd.DataFrame({"category": ["a"]}), "test": pd.DataFrame({"category": ["a"]})}
-    ds = LoadedDataset(root=tmp_path, kind="topic", tables={"eng_Latn": table}, manifest={"license": "MIT"})
-    assert _declared_licenses(ds, "eng_Latn") == {"train": "MIT", "test": "MIT"}
-    ds = LoadedDataset(root=tmp_path, kind="topic", tables={"eng_Latn": table}, manifest={"license": ""})
-    assert _declared_licenses(ds, "eng_Latn") == {"train": None, "test": None}
-    ds = LoadedDataset(root=tmp_path, kind="topic", tables={"eng_Latn": table}, manifest={"license": 3})
-    assert _declared_licenses(ds, "eng_Latn") == {"train": None, "test": None}
