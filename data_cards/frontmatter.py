@@ -1,8 +1,9 @@
 """YAML front matter of a dataset card: written deterministically, parsed back strictly.
 
 Parsing rejects duplicate keys (PyYAML silently keeps the last one), as the
-Hugging Face Hub does, and :func:`check_card_metadata` checks the fields the
-Hub needs, showing every accepted form in its error.
+Hugging Face Hub does, with the toolkit's one YAML loader
+(:func:`schemas.io.load_yaml`), and :func:`check_card_metadata` checks the
+fields the Hub needs, showing every accepted form in its error.
 
 >>> meta, body = parse_front_matter(dump_front_matter({"license": "mit"}) + "# Card\\n")
 >>> meta["license"], body
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 import yaml
 
-from schemas.errors import SchemaError
+from schemas.errors import RecipeError, SchemaError
+from schemas.io import load_yaml
 
 DELIMITER = "---"
 
@@ -35,23 +37,7 @@ def size_category(n: int) -> str:
     return "n>1B"
 
 
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml parses large cards ~10x faster
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-class UniqueKeyLoader(_BaseLoader):
-    """A safe loader that raises on a key repeated in one mapping."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise SchemaError(
-                    f"duplicate key {key!r} (line {key_node.start_mark.line + 1}; first at line {seen[key]}); "
-                    "each key may appear once per mapping", field=str(key))
-            seen[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep=deep)
 
 
 def dump_front_matter(meta: dict) -> str:
@@ -64,10 +50,13 @@ def dump_front_matter(meta: dict) -> str:
 def parse_front_matter(text: str, *, file=None) -> tuple[dict, str]:
     """Split a card into ``(metadata, body)``; duplicate keys are a :class:`SchemaError`.
 
-    >>> parse_front_matter("---\\na: 1\\na: 2\\n---\\n")
+    The YAML is read by :func:`schemas.io.load_yaml`, the loader of every recipe
+    and config, so lines are the card's own (the front matter starts on line 2).
+
+    >>> parse_front_matter("---\\na: 1\\na: 2\\n---\\n", file="README.md")
     Traceback (most recent call last):
     ...
-    schemas.errors.SchemaError: field a: duplicate key 'a' (line 2; first at line 1); each key may appear once per mapping
+    schemas.errors.SchemaError: README.md, line 3, field a: duplicate key 'a' (first at line 2)
     """
     lines = text.split("\n")
     if not lines or lines[0].strip() != DELIMITER:
@@ -78,11 +67,9 @@ def parse_front_matter(text: str, *, file=None) -> tuple[dict, str]:
     except StopIteration:
         raise SchemaError("the YAML front matter is not closed by a '---' line", file=file) from None
     try:
-        meta = yaml.load("\n".join(lines[1:end]), Loader=UniqueKeyLoader)
-    except SchemaError as err:
-        raise SchemaError(err.message, file=file, field=err.field) from None
-    except yaml.YAMLError as err:
-        raise SchemaError(f"malformed YAML front matter: {' '.join(str(err).split())}", file=file) from None
+        meta = load_yaml("\n".join(lines[1:end]), file=file, first_line=2)
+    except RecipeError as err:  # malformed YAML or a duplicate key: a card that does not match its schema
+        raise SchemaError(err.message, file=err.file, record=err.record, field=err.field) from None
     if not isinstance(meta, dict):
         raise SchemaError(f"front matter must be a mapping, found {type(meta).__name__}", file=file)
     return meta, "\n".join(lines[end + 1:])
