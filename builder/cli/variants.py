@@ -1,4 +1,4 @@
-"""``builder extend`` and ``builder romanize``: new language variants."""
+"""``builder extend`` and ``builder romanize``: new language variants (bodies: :mod:`builder.tasks.variants`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -40,7 +40,7 @@ def extend(app, source, parallel, translations, variant, out, expected_lines, co
     OUT/<variant>/variant.json. The new variant.json carries the source's
     source name, citation and license (set them with `builder describe`).
     """
-    from builder.variants.checks import load_check_config
+    from builder.tasks.variants import ExtendOptions, run_extend
     from builder.variants.project import check_new_variant
     from schemas.errors import SchemaError, UsageError
 
@@ -51,24 +51,10 @@ def extend(app, source, parallel, translations, variant, out, expected_lines, co
     if bool(parallel) == bool(translations):
         raise click.UsageError("give either --parallel FILE (repeatable; topic items) or --translations FILE "
                                "(multiple-choice items)")
-    config = load_check_config(config_path).with_expected(tuple(expected_lines) if expected_lines else None)
-    if translations:
-        from builder.variants.project_mc import project_mc
-
-        result = project_mc(source, translations, variant, out, config=config, license=license_id)
-    else:
-        from builder.variants.project import project_topic
-
-        result = project_topic(source, list(parallel), variant, out, config=config, license=license_id)
-    warnings = [r for r in result.checks.results.values() if r.status == "warning"]
-    for r in warnings:
-        app.info(f"warning: {r.name}: {r.count} flagged (see variant.json)")
-    if not translations and result.credit is not None and result.credit.source_name is None:  # MC items name theirs
-        app.info(f"warning: {source} names no source to credit (no variant.json with source_name), so an export "
-                 f"credits the folder name; declare it with: builder describe {result.out_dir} --source-name NAME "
-                 "--citation-file FILE")
-    rows = ", ".join(f"{s} {n}" for s, n in result.rows.items())
-    click.echo(f"wrote {result.out_dir} ({rows}; {len(warnings)} warnings)")
+    result = run_extend(ExtendOptions(source, variant, out, parallel=tuple(parallel), translations=translations,
+                                      expected_lines=tuple(expected_lines), config=config_path, license=license_id),
+                        app.reporter())
+    app.echo_lines(result.lines)
 
 
 @click.command("romanize")
@@ -86,7 +72,8 @@ def romanize(app, variant_dir, out, scheme, allow_leftover):
     variant.json names tool, version and scheme, counts native letters left
     (must be 0 unless --allow-leftover) and the punctuation mapped.
     """
-    from builder.variants.romanize import romanize_variant
+    from builder.tasks.variants import RomanizeOptions, run_romanize
 
-    result = romanize_variant(variant_dir, out, scheme=scheme, allow_leftover=allow_leftover)
-    click.echo(f"wrote {result.out_dir} ({result.summary()})")
+    result = run_romanize(RomanizeOptions(variant_dir, out, scheme=scheme, allow_leftover=allow_leftover),
+                          app.reporter())
+    app.echo_lines(result.lines)

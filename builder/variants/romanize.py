@@ -26,9 +26,8 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib.metadata import version as _version
 from pathlib import Path
 from typing import Callable
 
@@ -39,14 +38,19 @@ from schemas.io import write_jsonl_atomic, write_text_atomic
 from schemas.tables import jsonl_lines, split_lines
 from schemas.errors import ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
+from schemas.license_registry import get_license
 from schemas.splits import SPLIT_ORDER
 from schemas.variant import VARIANT_JSON, VariantInfo
+from schemas.runtime.provenance import package_version
 from schemas.scripts import script_of
 
 from . import brahmic
 from .brahmic_letters import BLOCKS, lossy_letters
 from .credit import carried_credit
 from .punctuation import MarkPolicy, policy
+
+#: ``license_from`` of a license given to :func:`romanize_variant` by a caller that names no origin.
+LICENSE_FROM_CALLER = "declared by the caller"
 
 #: Text fields romanized in multiple-choice (JSONL) splits.
 MC_TEXT_FIELDS = ("passage", "question", "answer1", "answer2", "answer3", "answer4", "correct_answer")
@@ -133,11 +137,11 @@ def get_romanizer(code: str, scheme: str | None = None, *, where=None) -> Romani
     marks = policy(script)
     if method.tool == "uroman":
         lcode = code.split("_")[0]
-        return Romanizer(script, "uroman", _version("uroman"), scheme,
+        return Romanizer(script, "uroman", package_version("uroman"), scheme,
                          lambda t: _romanize_uroman(marks.translate(t), lcode), marks=marks)
     brahmic.scheme_maps(script, scheme)  # build and cache the tables now
     cache: dict[str, str] = {}  # native run -> Latin, for this romanizer (one variant) only
-    return Romanizer(script, "indic-transliteration", _version("indic-transliteration"), scheme,
+    return Romanizer(script, "indic-transliteration", package_version("indic-transliteration"), scheme,
                      lambda t: brahmic.romanize_runs(marks.translate(t), script, scheme, cache),
                      lambda t: brahmic.nativize_brahmic(t, script, scheme),
                      lossless=scheme in method.lossless, marks=marks)
@@ -343,7 +347,8 @@ def _fields(kind: str) -> tuple[str, ...]:
 
 
 def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | None = None,
-                     allow_leftover: bool = False, check_round_trip: bool = True) -> RomanizeResult:
+                     allow_leftover: bool = False, check_round_trip: bool = True, license: str | None = None,
+                     license_from: str | None = None) -> RomanizeResult:
     """Write ``out/<lang>_Latn/`` from the variant folder ``variant_dir``.
 
     Raises :class:`ScriptError` when native-script characters other than
@@ -354,6 +359,9 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     carries the source's credit as ``builder extend`` does
     (:func:`~builder.variants.credit.carried_credit`): ``source_name``,
     ``citation``, and ``license`` with ``license_from`` (default CC-BY-SA-4.0).
+    ``license``, when given, is the new variant's license instead of the one
+    carried (a registered id, checked), recorded with ``license_from`` (what
+    declared it, e.g. ``release recipe``; default :data:`LICENSE_FROM_CALLER`).
     """
     folder = require_path(variant_dir, what="variant folder", kind="dir")
     info = VariantInfo.read(folder)
@@ -406,6 +414,9 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     deterministic = [romanizer.romanize(t) for t in sample] == [fresh.romanize(t) for t in sample]
     rt = round_trip(natives, romanizer) if check_round_trip else {"checked": False, "reason": "skipped"}
     credit = carried_credit(folder, None)  # source name, citation, license and license_from, as extend
+    if license is not None:
+        get_license(license, field="license")
+        credit = replace(credit, license=license, license_from=license_from or LICENSE_FROM_CALLER)
     report = {
         "variant": new_code,
         "source_variant": code,
