@@ -5,6 +5,7 @@ through :class:`~schemas.variant.VariantInfo`, atomically, keeping every other
 field as it was, so that nobody writes ``variant.json`` by hand. ``builder
 extend`` carries these fields into the variants it makes; ``builder export``
 credits ``source_name`` in ATTRIBUTION.md and the card, with the citation.
+The body is :func:`builder.tasks.describe.run_describe`.
 """
 from __future__ import annotations
 
@@ -13,9 +14,6 @@ from pathlib import Path
 import click
 
 from .common import AppContext, pass_app
-
-#: Files that make a folder a variant folder (split files).
-SPLIT_SUFFIXES = (".tsv", ".jsonl", ".parquet")
 
 
 def _one_line(ctx, param, value):
@@ -27,45 +25,6 @@ def _one_line(ctx, param, value):
 
         raise UsageError(f"expected one non-empty line, found {value!r}", field=param.opts[0])
     return value
-
-
-def _variant_folder(path: Path) -> Path:
-    from schemas.errors import SchemaError
-    from schemas.io import require_path
-
-    folder = require_path(path, what="variant folder", kind="dir")
-    if not any(p.suffix in SPLIT_SUFFIXES for p in folder.iterdir() if p.is_file()):
-        raise SchemaError("not a variant folder: no split file (.tsv, .jsonl or .parquet) in it; give the folder "
-                          "that holds the split files, e.g. DIR/hin_Deva", file=folder)
-    return folder
-
-
-def _citation(text: str | None, path: Path | None) -> str | None:
-    from schemas.errors import UsageError
-    from schemas.io import read_text_utf8
-
-    if text is not None and path is not None:
-        raise UsageError("give --citation TEXT or --citation-file FILE, not both")
-    if path is not None:
-        text = read_text_utf8(path)
-        if not text.strip():
-            raise UsageError("the citation file is empty", file=path)
-    if text is None:
-        return None
-    text = "\n".join(line.rstrip() for line in text.strip().splitlines())
-    if not text:
-        raise UsageError("expected a citation, found an empty text", field="--citation")
-    return text
-
-
-def _show(info) -> str:
-    citation = info.citation
-    first = citation.splitlines()[0] if citation else None
-    more = f" (+{len(citation.splitlines()) - 1} lines)" if citation and len(citation.splitlines()) > 1 else ""
-    return "\n".join([f"license: {info.license or '(not declared)'}"
-                      + (f"  [{info.license_from}]" if info.license and info.license_from else ""),
-                      f"source_name: {info.source_name or '(not declared)'}",
-                      f"citation: {first + more if first else '(not declared)'}"])
 
 
 @click.command()
@@ -89,18 +48,8 @@ def describe(app: AppContext, variant_dir: Path, license_id: str | None, source_
     variants (`builder extend`) carry these fields, so an export keeps the
     attribution CC BY-SA asks for.
     """
-    from schemas.license_registry import get_license
-    from schemas.variant import VARIANT_JSON, VariantInfo
+    from builder.tasks.describe import DescribeOptions, run_describe
 
-    folder = _variant_folder(variant_dir)
-    info = VariantInfo.read(folder) or VariantInfo()
-    text = _citation(citation, citation_file)
-    if license_id is None and source_name is None and text is None:
-        click.echo(_show(info))
-        return
-    if license_id is not None:
-        get_license(license_id, field="--license")
-    new = info.declare(license=license_id, source_name=source_name, citation=text,
-                       license_from="declared with builder describe" if license_id is not None else None)
-    new.write(folder)
-    click.echo(f"wrote {folder / VARIANT_JSON}\n{_show(new)}")
+    result = run_describe(DescribeOptions(variant_dir, license=license_id, source_name=source_name, citation=citation,
+                                          citation_file=citation_file), app.reporter())
+    app.echo_lines(result.lines)

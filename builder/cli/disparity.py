@@ -1,4 +1,4 @@
-"""``builder disparity RECORDS --out DIR``: PRR, CV-PRR and language potential."""
+"""``builder disparity RECORDS --out DIR``: PRR, CV-PRR and language potential (body: :mod:`builder.tasks.disparity`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,24 +35,8 @@ def disparity(app, records, out, drop_aggregates, task_mean):
     Exit codes: 0 written, 1 bad records or an analysis that cannot be done,
     2 usage error (including an --out folder that is not an earlier output).
     """
-    from builder.evaluation.disparity import analyse
-    from builder.evaluation.disparity_io import read_many
-    from builder.evaluation.disparity_report import check_out_dir, write_outputs
+    from builder.tasks.disparity import DisparityOptions, run_disparity
 
-    check_out_dir(out)
-    rs = read_many(records, drop_aggregates=drop_aggregates)
-    if rs.dropped:
-        app.info(f"dropped {sum(rs.dropped.values())} aggregate rows: " +
-                 ", ".join(f"{k} x{v}" for k, v in sorted(rs.dropped.items())))
-    app.info(f"fitting the mixed model on {len(rs.table)} records")
-    result = analyse(rs.table, task_mean=task_mean)
-    write_outputs(result, out, rs.source, rs.dropped)
-    t = result.records
-    click.echo(f"{len(t)} records: {t['model'].nunique()} models, {t['language'].nunique()} languages, "
-               f"{t['task'].nunique()} tasks; {sum(rs.dropped.values())} aggregate rows dropped; "
-               f"optimiser {result.fit.optimizer}")
-    width = max(len(m) for m in result.models["model"])
-    click.echo(f"{'model':<{width}}  mean_prr  std_prr  cv_prr")
-    for m in result.models.sort_values(["mean_prr", "model"], ascending=[False, True]).itertuples():
-        click.echo(f"{m.model:<{width}}  {m.mean_prr:8.3f}  {m.std_prr:7.3f}  {m.cv_prr:6.3f}")
-    click.echo(f"wrote {out}")
+    result = run_disparity(DisparityOptions(records, out, drop_aggregates=drop_aggregates, task_mean=task_mean),
+                           app.reporter())
+    app.echo_lines(result.lines)
