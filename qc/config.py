@@ -1,8 +1,10 @@
 """The gate's thresholds: shipped defaults (``qc/defaults.yaml``) plus a user override.
 
-The override may set any subset of the default keys; an unknown key, a value
-of the wrong type or a different ``version`` is a :class:`QCConfigError`, which
-``builder qc`` turns into exit code 2 (config unreadable).
+The override may set any subset of the default keys (an empty section, such as
+``decision:`` alone, overrides nothing); a key given twice (:func:`schemas.io.load_yaml`),
+an unknown key, a value of the wrong type or out of range, or a different
+``version`` is a :class:`QCConfigError` worded by :class:`schemas.validate.Checker`,
+which ``builder qc`` turns into exit code 2 (config unreadable).
 
 >>> cfg = load_config()
 >>> cfg["version"], cfg["decision"]["method"], cfg["decision"]["alpha"]
