@@ -36,8 +36,9 @@ combined into the split's terms (:mod:`schemas.license_terms`), and
 
 The written override
 --------------------
-The one type that recipes, manifests and ``variant.json`` carry. A release whose sources' licenses conflict, or whose license is unknown, is
-exported only when its recipe says so in writing::
+The one type that recipes, manifests and ``variant.json`` carry. A release
+whose sources' licenses conflict, or whose license is unknown, is exported
+only when its recipe says so in writing::
 
     license_override:
       terms: Non-commercial research use only.
@@ -168,7 +169,8 @@ class LicenseContext:
     def resolve(self, frame, split: str | None = None) -> SplitLicense:
         """The license of one split (``frame``, a pandas DataFrame of its records).
 
-        ``split`` names the split and its file (from ``files``) in errors. Raises :class:`~schemas.errors.LicenseError` naming the file and row when a record
+        ``split`` names the split and its file (from ``files``) in errors. Raises
+        :class:`~schemas.errors.LicenseError` naming the file and row when a record
         has no license id or an unregistered one, or when nothing declares a license.
 
         >>> import pandas as pd
@@ -196,8 +198,8 @@ class LicenseContext:
             declared, origin, at = self.declared()
             if not declared:
                 raise LicenseError(
-                    f"variant {self.variant}, split {split}: no license information (no license column, no variant.json with a "
-                    f"license field, no {self.fallback_field} ID); known ids: {', '.join(known_ids())}", file=path)
+                    f"variant {self.variant}, split {split}: no license information (no license column, "
+                    f"no variant.json with a license field, no {self.fallback_field} ID); known ids: {', '.join(known_ids())}", file=path)
             get_license(declared, **at)
             pairs = ((s, declared) for s in sources) if sources is not None else None
         counts: dict[tuple[str, str], int] = {}
@@ -254,7 +256,8 @@ def license_contexts(ds, *, fallback: str | None = None, fallback_field: str = "
     infos = variant_infos(ds) if infos is None else infos
     override = dataset_override(ds.manifest, infos, file=Path(ds.root) / "manifest.json")
     return {variant: LicenseContext.of(
-        infos.get(variant), variant=variant, folder=ds.variant_dir(variant), fallback=fallback, fallback_field=fallback_field,
+        infos.get(variant), variant=variant, folder=ds.variant_dir(variant), fallback=fallback,
+        fallback_field=fallback_field,
         override=override, source=source or Path(ds.root).name,
         files={split: ds.files[(variant, split)] for split in ds.splits(variant) if (variant, split) in ds.files})
         for variant in ds.variants}

@@ -1,43 +1,14 @@
-"""``builder licenses`` (license audit per split) and ``builder export``."""
+"""``builder licenses`` (license audit per split) and ``builder export``: click adapters over
+:mod:`builder.tasks.export`."""
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 import click
 
-from schemas.errors import GateFailed, GateInputError, ToolkitError
+from schemas.license_terms import USES
 
-from .common import AppContext, OutputFolder, backend_option, jobs_option, pass_app, stage_progress
-
-USES = ("commercial", "research")
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
-def _render_text(rows: list[dict]) -> str:
-    out = []
-    for r in rows:
-        out.append(f"{r['variant']}/{r['split']}: {r['records']:,} records")
-        out.append(f"  terms: {r['terms']}")
-        out.append(f"  commercial use: {_yes(r['commercial_use'])}   share-alike: {_yes(r['share_alike'])}   "
-                   f"research only: {_yes(r['research_only'])}")
-        width = max((len(s["name"]) for s in r["sources"]), default=0)
-        lwidth = max((len(s["license"]) for s in r["sources"]), default=0)
-        out.append("  sources:")
-        out += [f"    {s['name']:<{width}}  {s['license']:<{lwidth}}  {s['records']:>8,}" for s in r["sources"]]
-        if r["attribution"]:
-            out.append("  attribution:")
-            out += [f"    {line}" for line in r["attribution"]]
-        if r["conflicts"]:
-            out.append("  conflicts:")
-            out += [f"    - {c['reason']}{' (overridden)' if c['overridden'] else ' (UNRESOLVED)'}"
-                    for c in r["conflicts"]]
-        if r["override"]:
-            out.append(f"  override: {r['override']['reason']}")
-    return "\n".join(out)
+from .common import AppContext, OutputFolder, backend_option, jobs_option, pass_app
 
 
 @click.command()
@@ -59,35 +30,13 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
     not failed), 1 with --intended-use when a split forbids that use or has an
     unresolved conflict, 2 when the input cannot be read.
     """
-    from builder.export.audit import audit_dataset
-    from schemas.io import dumps_json
+    from builder.tasks.export import LicensesOptions, run_licenses
 
-    try:
-        audit = audit_dataset(directory, license_id=license_id, source=source)
-    except ToolkitError as err:  # the gate cannot look: exit 2, same message and location
-        raise GateInputError.from_error(err) from err
-    rows = [s.to_dict() for s in audit.splits]
-    click.echo(dumps_json(rows) if as_json else _render_text(rows), nl=not as_json)
-    if intended_use:
-        failing = [s for s in audit.splits if not s.terms.allows(intended_use)]
-        if failing:
-            names = ", ".join(f"{s.variant}/{s.split}" for s in failing[:5])
-            more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
-            raise GateFailed(f"{len(failing)} of {len(rows)} split(s) do not allow {intended_use} use: {names}{more}")
-        app.info(f"all {len(rows)} split(s) allow {intended_use} use")
-
-
-def _progress(app: AppContext, stack: contextlib.ExitStack):
-    """The export's ``progress(variant, done, total)``: :func:`stage_progress`, opened at the first call
-    (the number of variants is known once the dataset is read)."""
-    state: dict = {}
-
-    def report(label, done, total):
-        if "cb" not in state:
-            state["cb"] = stack.enter_context(stage_progress(app, "export", total, "variants written"))
-        if state["cb"] is not None:
-            state["cb"](label, done, total)
-    return report
+    report = app.reporter()
+    res = run_licenses(LicensesOptions(directory, as_json=as_json, intended_use=intended_use, license=license_id,
+                                       source=source), report)
+    click.echo(res.text, nl=not as_json)
+    res.gate(report)
 
 
 @click.command()
@@ -122,13 +71,9 @@ def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: s
     ClassLabel). An unknown or conflicting license stops the export unless the
     recipe's license_override states a reason.
     """
-    from builder.export.writer import export_dataset
+    from builder.tasks.export import ExportOptions, run_export
 
-    with contextlib.ExitStack() as stack:
-        res = export_dataset(built, out, lm_eval=lm_eval, license_id=license_id, source=source, name=name,
-                             pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root, schema=schema,
-                             hub_repo=hub_repo, jobs=jobs, backend=backend, address=address,
-                             progress=_progress(app, stack))
-    tasks = f", {len(res.lm_eval_tasks)} lm-eval task(s)" if lm_eval else ""
-    click.echo(f"exported {len(res.variants)} variant(s), {len(res.files)} file(s){tasks} to {res.out} "
-               f"(terms: {res.terms})")
+    res = run_export(ExportOptions(built, out, lm_eval=lm_eval, license=license_id, source=source, name=name,
+                                   pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root, schema=schema,
+                                   hub_repo=hub_repo, jobs=jobs, backend=backend, address=address), app.reporter())
+    app.echo_lines(res.lines)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from schemas.dataset import LoadedDataset, load_dataset_dir
+from schemas.errors import LicenseError
 from schemas.license_terms import Terms, combine_many
 from schemas.licensing import LicenseOverride, license_contexts, variant_infos
 from schemas.variant import VariantInfo
@@ -84,3 +85,19 @@ def audit_dataset(root, *, license_id: str | None = None, source: str | None = N
             audits.append(SplitAudit(variant, split, len(frame), resolved.terms, resolved.declared))
     override = next(iter(contexts.values())).override if contexts else None
     return Audit(dataset=ds, splits=audits, override=override, variant_info=infos)
+
+
+def check_releasable(audit: Audit, where) -> None:
+    """Stop an export whose splits have license conflicts that no written override covers.
+
+    The :class:`LicenseError` names ``where`` (the input folder), how many splits, the first one and its
+    reasons, and the fix (``license_override`` in the recipe).
+    """
+    blocking = audit.blocking()
+    if blocking:
+        first = blocking[0]
+        reasons = "; ".join(c.reason for c in first.terms.conflicts if not c.overridden)
+        raise LicenseError(
+            f"{len(blocking)} split(s) have unresolved license conflicts, first {first.variant}/{first.split}: "
+            f"{reasons}. Add license_override {{terms, reason}} to the recipe to release them anyway",
+            file=where)

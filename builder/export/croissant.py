@@ -19,7 +19,9 @@ records back through it.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from data_cards.card import CardContext, card_description
 from schemas.license_registry import get_license
 
 #: Croissant 1.0's JSON-LD context (as ``mlcroissant`` writes it).
@@ -164,3 +166,16 @@ def _has_class_label(features) -> bool:
     from datasets import ClassLabel
 
     return any(isinstance(f, ClassLabel) for f in features.values())
+
+
+def write_croissant(stage: Path, source, variants, card: CardContext) -> None:
+    """The export's Croissant step: ``stage/croissant.json`` for ``source`` (a :class:`.writer.ExportInput`),
+    its Parquet files (``variants``, a :class:`.parquet.Variants`) and the card's description and references."""
+    refs = [card.references[s.name] for s in source.audit.overall.sources if s.name in card.references]
+    text = croissant(
+        name=source.name, pretty_name=source.pretty_name, description=card_description(card), files=variants.files,
+        split_files=variants.split_files, features=variants.features, splits=variants.split_terms,
+        cite_as="\n".join(dict.fromkeys(refs)) or None,
+        url=f"https://huggingface.co/datasets/{source.hub_repo}" if source.hub_repo else None,
+        labels=source.class_labels, version=str(source.build_info.get("version") or "1.0.0"))
+    (stage / "croissant.json").write_text(text, encoding="utf-8", newline="\n")

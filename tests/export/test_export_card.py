@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.export import export_dataset
+from builder.tasks.export import ExportOptions, run_export
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
 from schemas.license_registry import get_license
 from schemas.errors import SchemaError
@@ -16,14 +16,15 @@ EXPORT_DATA = Path(__file__).parents[1] / "data" / "export"
 @pytest.fixture(scope="module")
 def sib_export(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("exp") / "sib"
-    export_dataset(EXPORT_DATA / "sib_small", out, name="sib200_sample", pretty_name="SIB-200 sample (Hindi)")
+    run_export(ExportOptions(EXPORT_DATA / "sib_small", out, name="sib200_sample",
+                             pretty_name="SIB-200 sample (Hindi)"))
     return out
 
 
 @pytest.fixture(scope="module")
 def mc_export(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("exp") / "mc"
-    export_dataset(EXPORT_DATA / "mc_small", out)
+    run_export(ExportOptions(EXPORT_DATA / "mc_small", out))
     return out
 
 

@@ -15,7 +15,7 @@ import mlcroissant as mlc
 import pandas as pd
 import pytest
 
-from builder.export import export_dataset
+from builder.tasks.export import ExportOptions, run_export
 
 TESTS = Path(__file__).parents[1]
 EXPORT_DATA = TESTS / "data" / "export"
@@ -24,8 +24,9 @@ EXPORT_DATA = TESTS / "data" / "export"
 @pytest.fixture(scope="module")
 def exports(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("croissant")
-    export_dataset(EXPORT_DATA / "sib_small", root / "sib", name="sib_sample")
-    export_dataset(EXPORT_DATA / "mc_small", root / "mc", schema="belebele", hub_repo="my-org/belebele-train")
+    run_export(ExportOptions(EXPORT_DATA / "sib_small", root / "sib", name="sib_sample"))
+    run_export(ExportOptions(EXPORT_DATA / "mc_small", root / "mc", schema="belebele",
+                             hub_repo="my-org/belebele-train"))
     return {"sib": root / "sib", "mc": root / "mc"}
 
 
@@ -91,5 +92,5 @@ def test_every_split_states_its_license_and_every_file_its_sha256(exports):
 
 def test_croissant_is_deterministic(exports, tmp_path):
     shutil.copytree(EXPORT_DATA / "sib_small", tmp_path / "in")
-    export_dataset(tmp_path / "in", tmp_path / "again", name="sib_sample")
+    run_export(ExportOptions(tmp_path / "in", tmp_path / "again", name="sib_sample"))
     assert (tmp_path / "again" / "croissant.json").read_bytes() == (exports["sib"] / "croissant.json").read_bytes()

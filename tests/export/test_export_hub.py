@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from builder.cli.main import cli
-from builder.export import export_dataset
+from builder.tasks.export import ExportOptions, run_export
 from schemas.dataset import load_dataset_dir
 from schemas.errors import SchemaError, UsageError
 
@@ -35,7 +35,7 @@ def sib(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("hub")
     for v in ("eng_Latn", "hin_Deva", "arb_Arab"):
         shutil.copytree(SIB / v, root / "in" / v)
-    export_dataset(root / "in", root / "out", license_id="CC-BY-SA-4.0", source="SIB-200", name="sib")
+    run_export(ExportOptions(root / "in", root / "out", license="CC-BY-SA-4.0", source="SIB-200", name="sib"))
     return root / "out"
 
 
@@ -43,8 +43,8 @@ def sib(tmp_path_factory) -> Path:
 def published(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("pub")
     shutil.copytree(SIB / "eng_Latn", root / "in" / "eng_Latn")
-    export_dataset(root / "in", root / "sib200", license_id="CC-BY-SA-4.0", source="SIB-200", schema="sib200")
-    export_dataset(EXPORT_DATA / "mc_small", root / "belebele", schema="belebele")
+    run_export(ExportOptions(root / "in", root / "sib200", license="CC-BY-SA-4.0", source="SIB-200", schema="sib200"))
+    run_export(ExportOptions(EXPORT_DATA / "mc_small", root / "belebele", schema="belebele"))
     return {"sib200": root / "sib200", "belebele": root / "belebele"}
 
 
@@ -65,7 +65,7 @@ def test_an_export_reads_back_with_label_names(sib, tmp_path):
     ds = load_dataset_dir(sib)
     assert list(ds.tables["hin_Deva"]["test"]["category"][:2]) == [
         line.split("\t")[1] for line in (SIB / "hin_Deva" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:3]]
-    again = export_dataset(sib, tmp_path / "again")  # an export is a valid input: same bytes of every split
+    again = run_export(ExportOptions(sib, tmp_path / "again"))  # an export is a valid input: same bytes of every split
     for rel, entry in again.files.items():
         if rel.endswith(".parquet"):
             assert entry["sha256"] == json.loads((sib / "manifest.json").read_text())["files"][rel]["sha256"]
@@ -145,14 +145,14 @@ def test_belebele_schema_uses_the_published_columns(published):
 ])
 def test_bad_hub_options_are_usage_errors(tmp_path, kwargs, message):
     with pytest.raises(UsageError, match=message):
-        export_dataset(EXPORT_DATA / "sib_small", tmp_path / "out", **kwargs)
+        run_export(ExportOptions(EXPORT_DATA / "sib_small", tmp_path / "out", **kwargs))
     assert not (tmp_path / "out").exists()
 
 
 def test_schema_needs_flores_config_names(tmp_path):
     shutil.copytree(EXPORT_DATA / "sib_small" / "hin_Deva", tmp_path / "in" / "hindi")
     with pytest.raises(UsageError, match="configs are FLORES-200 codes .* variant 'hindi' is not one"):
-        export_dataset(tmp_path / "in", tmp_path / "out", schema="sib200")
+        run_export(ExportOptions(tmp_path / "in", tmp_path / "out", schema="sib200"))
 
 
 def test_label_outside_the_curated_list_names_the_row(tmp_path):
@@ -164,7 +164,7 @@ def test_label_outside_the_curated_list_names_the_row(tmp_path):
     test.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(SchemaError, match=r"hin_Latn/test.tsv, row 1, field category: label 'weather' is not in "
                                           r"the curated label list"):
-        export_dataset(tmp_path / "in", tmp_path / "out")
+        run_export(ExportOptions(tmp_path / "in", tmp_path / "out"))
 
 
 def test_cli_options_reach_the_export(tmp_path):

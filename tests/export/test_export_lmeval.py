@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from builder.export import export_dataset
+from builder.tasks.export import ExportOptions, run_export
 
 EXPORT_DATA = Path(__file__).parents[1] / "data" / "export"
 
@@ -23,8 +23,8 @@ EXPORT_DATA = Path(__file__).parents[1] / "data" / "export"
 @pytest.fixture(scope="module")
 def exports(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("lmeval")
-    export_dataset(EXPORT_DATA / "mc_small", root / "mc", lm_eval=True, name="bb_sample")
-    export_dataset(EXPORT_DATA / "sib_small", root / "sib", lm_eval=True, name="sib_sample")
+    run_export(ExportOptions(EXPORT_DATA / "mc_small", root / "mc", lm_eval=True, name="bb_sample"))
+    run_export(ExportOptions(EXPORT_DATA / "sib_small", root / "sib", lm_eval=True, name="sib_sample"))
     return {"mc": root / "mc", "sib": root / "sib"}
 
 
@@ -81,7 +81,7 @@ def test_topic_tasks_use_the_labels(exports):
 
 @pytest.mark.parametrize("root", ["/srv/s", "hf://datasets/my-org/s/"])
 def test_data_root_option_relocates_the_tasks(tmp_path, root):
-    export_dataset(EXPORT_DATA / "sib_small", tmp_path / "e", lm_eval=True, name="s", lm_eval_data_root=root)
+    run_export(ExportOptions(EXPORT_DATA / "sib_small", tmp_path / "e", lm_eval=True, name="s", lm_eval_data_root=root))
     task = _load(tmp_path / "e" / "lm_eval" / "s_hin_Deva.yaml")
     assert task["dataset_path"] == "parquet"
     assert task["dataset_kwargs"]["data_files"]["test"] == root.rstrip("/") + "/hin_Deva/test.parquet"
@@ -90,7 +90,8 @@ def test_data_root_option_relocates_the_tasks(tmp_path, root):
 
 
 def test_hub_repo_points_the_tasks_at_the_hub(tmp_path):
-    export_dataset(EXPORT_DATA / "sib_small", tmp_path / "e", lm_eval=True, name="s", hub_repo="my-org/sib-hi")
+    run_export(ExportOptions(EXPORT_DATA / "sib_small", tmp_path / "e", lm_eval=True, name="s",
+                             hub_repo="my-org/sib-hi"))
     task = _load(tmp_path / "e" / "lm_eval" / "s_hin_Latn.yaml")
     # as lm-eval's own tasks: dataset_path is the repository, dataset_name the config
     assert (task["dataset_path"], task["dataset_name"]) == ("my-org/sib-hi", "hin_Latn")
@@ -162,8 +163,8 @@ def test_moved_export_still_loads_its_tasks(exports, tmp_path):
 @pytest.mark.integration
 def test_data_root_tasks_load_once_the_export_lives_there(tmp_path):
     final = tmp_path / "srv" / "sib"
-    export_dataset(EXPORT_DATA / "sib_small", tmp_path / "built", lm_eval=True, name="s",
-                   lm_eval_data_root=str(final))
+    run_export(ExportOptions(EXPORT_DATA / "sib_small", tmp_path / "built", lm_eval=True, name="s",
+                             lm_eval_data_root=str(final)))
     final.parent.mkdir()
     (tmp_path / "built").rename(final)
     tasks = _load_tasks(_task_manager(final / "lm_eval"), ["s"])

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from builder.cli.main import cli
 from schemas.dataset import load_dataset_dir
-from builder.export import export_dataset
+from builder.tasks.export import ExportOptions, run_export
 from schemas.errors import LicenseError, UsageError
 
 EXPORT_DATA = Path(__file__).parents[1] / "data" / "export"
@@ -47,7 +47,7 @@ def test_layout_manifest_and_byte_identical_reexport(tmp_path):
 
 def test_export_round_trips_through_the_loader_and_keeps_licenses(tmp_path):
     out = tmp_path / "out"
-    export_dataset(EXPORT_DATA / "mc_small", out)
+    run_export(ExportOptions(EXPORT_DATA / "mc_small", out))
     src = load_dataset_dir(EXPORT_DATA / "mc_small")
     back = load_dataset_dir(out)
     assert back.kind == "mc" and back.variants == ["eng_Latn"]
@@ -57,14 +57,14 @@ def test_export_round_trips_through_the_loader_and_keeps_licenses(tmp_path):
         assert list(b["license"]) == list(a["license"])
         assert list(b["correct_answer_num"]) == list(a["correct_answer_num"])
     # An export is itself exportable, with the same terms and override.
-    again = export_dataset(out, tmp_path / "again")
+    again = run_export(ExportOptions(out, tmp_path / "again"))
     assert again.terms == "CC-BY-NC-3.0 AND MSR-LA AND RACE-research AND ReClor-research AND unknown"
     assert (tmp_path / "again" / "LICENSE").read_text() == (out / "LICENSE").read_text()
 
 
 def test_topic_export_adds_the_license_column(tmp_path):
     out = tmp_path / "out"
-    export_dataset(EXPORT_DATA / "sib_small", out)
+    run_export(ExportOptions(EXPORT_DATA / "sib_small", out))
     table = pq.read_table(out / "hin_Latn" / "test.parquet")
     assert table.column_names == ["index_id", "category", "text", "license"]
     assert str(table.schema.field("index_id").type) == "int64"
@@ -75,13 +75,13 @@ def test_conflict_stops_the_export_and_leaves_the_previous_one(tmp_path):
     d = tmp_path / "mc"
     shutil.copytree(EXPORT_DATA / "mc_small", d)
     out = tmp_path / "out"
-    export_dataset(d, out)
+    run_export(ExportOptions(d, out))
     before = _tree(out)
     m = json.loads((d / "manifest.json").read_text())
     m["license_override"] = None
     (d / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(LicenseError, match="2 split\\(s\\) have unresolved license conflicts, first eng_Latn/train"):
-        export_dataset(d, out)
+        run_export(ExportOptions(d, out))
     assert _tree(out) == before
     res = CliRunner().invoke(cli, ["export", str(d), "--out", str(out)])
     assert res.exit_code == 1
@@ -101,7 +101,7 @@ def test_sib_cc_by_sa_with_one_nc_record_is_a_conflict(tmp_path):
     m["license_override"] = None
     (d / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(LicenseError, match="CC-BY-SA-4.0 requires the split to carry its own terms"):
-        export_dataset(d, tmp_path / "out")
+        run_export(ExportOptions(d, tmp_path / "out"))
 
 
 def test_unknown_license_without_option_stops(tmp_path):
@@ -115,9 +115,9 @@ def test_out_inside_the_input_is_refused(tmp_path):
     d = tmp_path / "mc"
     shutil.copytree(EXPORT_DATA / "mc_small", d)
     with pytest.raises(UsageError):
-        export_dataset(d, d / "export")
+        run_export(ExportOptions(d, d / "export"))
     with pytest.raises(UsageError):
-        export_dataset(d, d)
+        run_export(ExportOptions(d, d))
 
 
 def test_datasets_load_dataset_offline(tmp_path, monkeypatch):
@@ -128,7 +128,7 @@ def test_datasets_load_dataset_offline(tmp_path, monkeypatch):
 
     assert os.environ["HF_HUB_OFFLINE"] == "1"
     out = tmp_path / "out"
-    export_dataset(EXPORT_DATA / "sib_small", out)
+    run_export(ExportOptions(EXPORT_DATA / "sib_small", out))
     ds = datasets.load_dataset(str(out), "hin_Latn", cache_dir=str(tmp_path / "cache"))
     assert sorted(ds) == ["dev", "test", "train"]
     assert ds["train"].num_rows == 4
@@ -138,7 +138,7 @@ def test_datasets_load_dataset_offline(tmp_path, monkeypatch):
     assert (ds["test"][0]["index_id"], ds["test"][0]["text"]) == (int(first["index_id"]), first["text"])
     assert ds["train"].features["index_id"].dtype == "int64"
     mc_out = tmp_path / "mc"
-    export_dataset(EXPORT_DATA / "mc_small", mc_out)
+    run_export(ExportOptions(EXPORT_DATA / "mc_small", mc_out))
     mc = datasets.load_dataset(str(mc_out), "eng_Latn", cache_dir=str(tmp_path / "cache"))
     assert mc["dev"].num_rows == 8
     row = mc["train"][0]
@@ -156,5 +156,5 @@ def test_empty_split_is_exported_without_terms(tmp_path):
     assert rows[("hin_Deva", "dev")]["records"] == 0 and rows[("hin_Deva", "dev")]["sources"] == []
     res = CliRunner().invoke(cli, ["licenses", str(d)])
     assert res.exit_code == 0 and "hin_Deva/dev: 0 records" in res.output
-    export_dataset(d, tmp_path / "out")
+    run_export(ExportOptions(d, tmp_path / "out"))
     assert pq.read_table(tmp_path / "out" / "hin_Deva" / "dev.parquet").num_rows == 0

@@ -57,7 +57,8 @@ def test_a_split_without_a_column_takes_variant_json_then_the_fallback():
     assert reason == "no_license" and text.startswith("variant x, split train: no license information (no license "
                                                       "column, no variant.json with a license field, no --license ID)")
     reason, text = license.split_license(frame, LicenseContext(license="NoAssertion", folder=Path("v")))
-    assert reason == "no_license" and text.startswith(f"{Path('v') / 'variant.json'}, field license: unknown license id 'NoAssertion'")
+    assert reason == "no_license" and text.startswith(
+        f"{Path('v') / 'variant.json'}, field license: unknown license id 'NoAssertion'")
     assert license.split_license(pd.DataFrame({"license": []}), LicenseContext()) == (None, "none (no records)")
 
 

@@ -229,11 +229,11 @@ def test_a_split_file_the_manifest_lists_and_the_folder_lacks_is_an_error(assemb
 
 
 def test_an_export_is_verified_when_each_variant_is_read(tmp_path):
-    from builder.export.writer import export_dataset
+    from builder.tasks.export import ExportOptions, run_export
 
     root = Path(__file__).parents[1] / "data" / "export" / "sib_small"
     out = tmp_path / "export"
-    export_dataset(root, out)
+    run_export(ExportOptions(root, out))
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["files"]["hin_Latn/train.parquet"]["sha256"]
     table = pq.read_table(out / "hin_Latn" / "train.parquet")

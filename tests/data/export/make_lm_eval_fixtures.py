@@ -36,18 +36,18 @@ def main() -> None:
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    from builder.export import export_dataset
+    from builder.tasks.export import ExportOptions, run_export
 
     tasks_dir = Path(lm_eval.__file__).parent / "tasks"
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for v in ("eng_Latn", "hau_Latn"):
             shutil.copytree(ROOT / "tests/data/sib200/annotated" / v, tmp / "sib_in" / v)
-        export_dataset(tmp / "sib_in", tmp / "sib", lm_eval=True, name="sib", license_id="CC-BY-SA-4.0",
-                       source="SIB-200")
-        export_dataset(tmp / "sib_in", tmp / "sib200", license_id="CC-BY-SA-4.0", source="SIB-200",
-                       schema="sib200")
-        export_dataset(HERE / "mc_small", tmp / "mc", lm_eval=True, name="bb", schema="belebele")
+        run_export(ExportOptions(tmp / "sib_in", tmp / "sib", lm_eval=True, name="sib", license="CC-BY-SA-4.0",
+                                 source="SIB-200"))
+        run_export(ExportOptions(tmp / "sib_in", tmp / "sib200", license="CC-BY-SA-4.0", source="SIB-200",
+                                 schema="sib200"))
+        run_export(ExportOptions(HERE / "mc_small", tmp / "mc", lm_eval=True, name="bb", schema="belebele"))
         wrappers = tmp / "wrappers"
         wrappers.mkdir()
         (wrappers / "afrobench.yaml").write_text(

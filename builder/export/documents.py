@@ -1,0 +1,50 @@
+"""The export's card step: ``README.md`` (the dataset card), ``LICENSE`` and ``ATTRIBUTION.md``.
+
+The card is rendered by :mod:`data_cards.card` from what the read and variants
+steps found, and its front matter is parsed back before it is written (a
+duplicate or malformed key stops the export). ``LICENSE`` and
+``ATTRIBUTION.md`` state the combined terms of the whole release and the
+credit per source (:mod:`data_cards.legal`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from data_cards.card import CardContext, SplitTerms, references, render_card
+from data_cards.frontmatter import check_card_metadata, parse_front_matter
+from data_cards.legal import render_attribution, render_license
+
+from .parquet import Variants
+
+
+def _references(audit, build_info: dict) -> dict[str, str]:
+    """Source name -> reference: the toolkit's own for sources it knows, else the citation a
+    ``variant.json`` declares for its ``source_name`` (``builder describe``; one line in the card)."""
+    names = [x.name for x in audit.overall.sources]
+    refs = references(names, build_info)
+    for info in audit.variant_info.values():
+        if info.source_name in names and info.source_name not in refs and info.citation:
+            refs[info.source_name] = " ".join(info.citation.split())
+    return refs
+
+
+def write_card(stage: Path, source, variants: Variants, *, gate_failing_allowed: bool = False) -> CardContext:
+    """Write the card, ``LICENSE`` and ``ATTRIBUTION.md`` of ``source`` (a :class:`.writer.ExportInput`)
+    into ``stage``; return the card's context (the Croissant step describes the data with it)."""
+    audit, reports, overall = source.audit, source.reports, source.audit.overall
+    ctx = CardContext(
+        name=source.name, pretty_name=source.pretty_name, kind=source.dataset.kind, sizes=variants.sizes,
+        files=variants.split_files, columns=variants.columns,
+        splits=[SplitTerms(v, s, t) for v, s, t in variants.split_terms], overall=overall,
+        override=audit.override, description=source.build_info.get("description"), manifest=source.build_info,
+        variant_info={v: info.to_dict() for v, info in audit.variant_info.items()}, labels=source.labels,
+        agreement=reports["agreement.json"],
+        qc=reports["qc_report.json"], references=_references(audit, source.build_info),
+        dataset_info=variants.infos, baselines=reports.get("baselines"), gate_failing_allowed=gate_failing_allowed)
+    card = render_card(ctx)
+    check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")
+    texts = {"README.md": card, "LICENSE": render_license(source.pretty_name, overall, audit.override),
+             "ATTRIBUTION.md": render_attribution(source.name, overall, ctx.references)}
+    for rel, text in texts.items():
+        (stage / rel).write_text(text, encoding="utf-8", newline="\n")
+    return ctx
