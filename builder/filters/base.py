@@ -1,25 +1,41 @@
-"""Bookkeeping shared by every filter: drop records, the ledger, the step context.
+"""Bookkeeping shared by every filter: drop records, the ledger, the step context, the filter contract.
 
 A concrete filter answers one question about one record ("keep?") and, when
 the answer is no, names the reason with a short stable string such as
-``fill_in_blank``. Everything else lives here, as in datatrove's
-``BaseFilter``: looping, and routing every drop to the :class:`Ledger` that
-becomes ``dropped.jsonl`` and is the one place drops are counted per reason.
+``fill_in_blank``. Everything else lives here and in :mod:`builder.filters.runner`,
+as in datatrove's ``BaseFilter``: looping, and routing every drop to the
+:class:`Ledger` that becomes ``dropped.jsonl`` and is the one place drops are
+counted per reason.
 
-Three shapes of step exist:
+Every step declares its :attr:`Filter.scope`, what its decision depends on;
+the one runner (:class:`builder.filters.runner.Chain`) reads it to run the
+step over a stream of records and the assembly to place it (worker processes
+or the main one):
 
-* :class:`Filter` -- ``keep(item)`` returns ``True``, ``False`` (drop with the
-  filter's own name) or a reason string;
-* :class:`Transform` -- ``apply(item)`` returns a (possibly changed)
-  record or a reason string, and may draw from ``self.rng``, the step's
-  seeded generator;
-* group steps override :meth:`Filter.run` to see all records of a split
-  (e.g. completing MCScript options from the other questions of a passage).
+``item``
+    the record alone (no state, no draws): :meth:`Filter.keep`, run anywhere,
+    on any part of a split;
+``split``
+    the records of one split in reading order: :meth:`Filter.decide` per
+    record, with the split's seeded generator in ``self.rng`` (:class:`Transform`,
+    whose default this is);
+``passage``
+    the questions of one passage together: :meth:`Filter.decide_passage`
+    (``complete_options``);
+``source``
+    every split of its source: :meth:`Filter.key` names a record, and a
+    record whose key came earlier in the source is dropped (``duplicate_question``).
+
+A step that declares no scope cannot be built (a :class:`TypeError`): the
+runner never guesses what a decision depends on. ``uses_meta`` says whether
+the step reads ``item.meta`` (the assembly's workers send it only then; the
+safe default is ``True``).
 
 >>> from builder.readers.base import RawMCItem
 >>> class NoQuestionMark(Filter):
 ...     name = "no_question_mark"
 ...     reasons = ("no_question_mark",)
+...     scope = "item"
 ...     def keep(self, item):
 ...         return item.question.endswith("?")
 >>> items = [RawMCItem("demo", "train", "p", f"q{i}", "Text.", q, ["a", "b", "c", "d"], [0], "f.json", f"#{i}")
@@ -39,6 +55,7 @@ from typing import Any, ClassVar, Iterable
 from schemas.errors import RecipeError
 
 from ..readers.base import BadRecord, RawMCItem
+from .runner import SCOPES, Chain
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +89,7 @@ class Ledger:
     def __init__(self) -> None:
         self.entries: list[Drop] = []
         self.counts: Counter = Counter()
+        self.position = -1  # the step making the next drop, set by the runner (-1: the reader)
 
     def add(self, drop: Drop) -> None:
         self.entries.append(drop)
@@ -125,18 +143,25 @@ class StepContext:
 
 
 class Filter:
-    """Base class: loops over records, routes drops to the ledger.
+    """Base class: the filter contract; the one runner (:mod:`builder.filters.runner`) loops and routes drops.
 
     Subclasses set :attr:`name` (the recipe name), :attr:`reasons` (every
-    reason they may emit; stable names), optionally :attr:`params` (accepted
-    keyword parameters and their types), and implement :meth:`keep`.
+    reason they may emit; stable names), :attr:`scope` (one of
+    :data:`SCOPES`), optionally :attr:`params` (accepted keyword parameters
+    and their types) and :attr:`uses_meta`, and implement the method of their
+    scope (:meth:`keep` for ``item``).
     """
 
     name: ClassVar[str] = ""
     reasons: ClassVar[tuple[str, ...]] = ()
     params: ClassVar[dict[str, type]] = {}
+    scope: ClassVar[str | None] = None
+    uses_meta: ClassVar[bool] = True
 
     def __init__(self, **params: Any) -> None:
+        if self.scope not in SCOPES:
+            raise TypeError(f"filter {type(self).__name__} ({self.name!r}) declares scope {self.scope!r}; "
+                            f"a filter must declare one of {', '.join(SCOPES)}")
         for key, value in params.items():
             if key not in self.params:
                 allowed = ", ".join(sorted(self.params)) or "none"
@@ -154,40 +179,52 @@ class Filter:
         """
         raise NotImplementedError
 
-    def _verdict(self, item: RawMCItem, ctx: StepContext) -> RawMCItem | str | tuple[str, str]:
+    def start(self, ctx: StepContext) -> None:
+        """Called by the runner before the first record of each split: the split's seeded generator."""
+        self.rng = ctx.rng(self.name)
+
+    def decide(self, item: RawMCItem) -> RawMCItem | str | tuple[str, str]:
+        """Scopes ``item`` and ``split``: the record (possibly changed) to keep, or the reason to drop it.
+
+        A reason is a string or a ``(reason, message)`` pair.
+        """
         verdict = self.keep(item)
         if verdict is True:
             return item
         return self.name if verdict is False else verdict
 
+    def decide_passage(self, items: list[RawMCItem], ctx: StepContext) -> list[RawMCItem]:
+        """Scope ``passage``: the questions of one passage in, those kept out (drops go to ``ctx.drop``)."""
+        raise NotImplementedError
+
+    def key(self, item: RawMCItem):
+        """Scope ``source``: what makes two records of a source the same (a hashable value with a stable ``repr``)."""
+        raise NotImplementedError
+
+    def where(self, item: RawMCItem) -> str:
+        """Scope ``source``: how a later record with the same key names this one in its ledger message."""
+        raise NotImplementedError
+
     def run(self, items: Iterable[RawMCItem], ctx: StepContext) -> list[RawMCItem]:
-        """Keep or drop each record; drops go to ``ctx.ledger`` with their reason."""
-        kept = []
-        for item in items:
-            result = self._verdict(item, ctx)
-            if isinstance(result, (str, tuple)):
-                reason, message = (result, "") if isinstance(result, str) else result
-                ctx.drop(item, reason, self.name, message)
-            else:
-                kept.append(result)
-        return kept
+        """This step alone over the records of one split, through the one runner; drops go to ``ctx.ledger``."""
+        chain = Chain([self], 0, ctx)
+        return chain.feed(list(items)) + chain.finish()
 
 
 class Transform(Filter):
     """A step that may change a record (e.g. choose 4 of its options) or drop it.
 
     Implement :meth:`apply`; it receives the step's seeded generator in
-    ``self.rng`` for the current source and split.
+    ``self.rng`` for the current source and split, and sees the split's
+    records in reading order (scope ``split``).
     """
+
+    scope = "split"
 
     def apply(self, item: RawMCItem) -> RawMCItem | str | tuple[str, str]:
         raise NotImplementedError
 
-    def run(self, items: Iterable[RawMCItem], ctx: StepContext) -> list[RawMCItem]:
-        self.rng = ctx.rng(self.name)
-        return super().run(items, ctx)
-
-    def _verdict(self, item: RawMCItem, ctx: StepContext) -> RawMCItem | str | tuple[str, str]:
+    def decide(self, item: RawMCItem) -> RawMCItem | str | tuple[str, str]:
         return self.apply(item)
 
 

@@ -28,16 +28,15 @@ class CompleteOptions(Filter):
     name = "complete_options"
     reasons = ("cannot_complete_options",)
     params = {"target": int}
+    scope = "passage"
+    uses_meta = False
 
     def __init__(self, target: int = 4, **params) -> None:
         super().__init__(target=target, **params)
         self.target = target
 
-    def run(self, items, ctx: StepContext):
-        return self.complete(list(items), ctx, ctx.rng(self.name))
-
-    def complete(self, items: list, ctx: StepContext, rng) -> list:
-        """Complete ``items`` drawing from ``rng``; the streaming assembly calls it once per passage, in order."""
+    def decide_passage(self, items: list, ctx: StepContext) -> list:
+        """Complete the questions of one passage, drawing from the split's generator ``self.rng``."""
         by_passage: dict[str, list[int]] = defaultdict(list)
         for i, item in enumerate(items):
             by_passage[item.passage_id].append(i)
@@ -61,6 +60,6 @@ class CompleteOptions(Filter):
                          f"{len(candidates)} distinct answers from other questions of passage "
                          f"{item.passage_id}, {need} needed")
                 continue
-            extra = [candidates[k] for k in rng.choice(len(candidates), need, replace=False)]
+            extra = [candidates[k] for k in self.rng.choice(len(candidates), need, replace=False)]
             kept.append(replace_options(item, [*item.options, *extra], list(item.correct)))
         return kept

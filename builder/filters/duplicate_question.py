@@ -3,14 +3,19 @@
 Two records are duplicates when passage, question and the set of options are
 equal (whitespace at the ends ignored). The first one read is kept. One
 instance of the filter sees every split of its source in recipe order, so a
-``dev`` copy of a ``train`` question is dropped from ``dev``.
+``dev`` copy of a ``train`` question is dropped from ``dev``. The step only
+says what a record's identity is (:meth:`DuplicateQuestion.key`); the runner
+remembers the keys of a source (:class:`builder.filters.runner.SeenStore`).
 
 >>> from builder.readers.base import RawMCItem
+>>> from builder.filters.base import Ledger, StepContext
 >>> a = RawMCItem("race", "train", "p", "q1", "Text.", "Why?", ["a", "b", "c", "d"], [0], "f", "#0")
->>> b = RawMCItem("race", "dev", "p", "q2", "Text.", "Why?", ["b", "a", "c", "d"], [1], "g", "#0")
->>> f = DuplicateQuestion()
->>> f.keep(a), f.keep(b)[0]
-(True, 'duplicate_question')
+>>> b = RawMCItem("race", "train", "p", "q2", "Text.", "Why?", ["b", "a", "c", "d"], [1], "g", "#0")
+>>> ledger = Ledger()
+>>> [item.question_id for item in DuplicateQuestion().run([a, b], StepContext("RACE", "train", "train", 0, ledger))]
+['q1']
+>>> ledger.entries[0].message
+'same passage, question and options as train f #0'
 """
 from __future__ import annotations
 
@@ -20,10 +25,8 @@ from .base import Filter
 class DuplicateQuestion(Filter):
     name = "duplicate_question"
     reasons = ("duplicate_question",)
-
-    def __init__(self, **params) -> None:
-        super().__init__(**params)
-        self.seen: dict[tuple, str] = {}
+    scope = "source"
+    uses_meta = False
 
     @staticmethod
     def key(item) -> tuple:
@@ -34,11 +37,3 @@ class DuplicateQuestion(Filter):
     def where(item) -> str:
         """How a later duplicate names this record (``"train RACE/train/high/1.txt #0"``)."""
         return f"{item.split} {item.file} {item.record}"
-
-    def keep(self, item) -> bool | tuple[str, str]:
-        key = self.key(item)
-        first = self.seen.get(key)
-        if first is not None:
-            return self.name, f"same passage, question and options as {first}"
-        self.seen[key] = self.where(item)
-        return True

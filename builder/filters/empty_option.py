@@ -12,6 +12,8 @@ from .base import Filter
 class EmptyOption(Filter):
     name = "empty_option"
     reasons = ("empty_option",)
+    scope = "item"
+    uses_meta = False
 
     def keep(self, item) -> bool:
         return all(option and option.strip() for option in item.options)

@@ -15,6 +15,8 @@ from .base import Filter
 class EmptyPassage(Filter):
     name = "empty_passage"
     reasons = ("empty_passage",)
+    scope = "item"
+    uses_meta = False
 
     def keep(self, item) -> bool:
         return bool(item.passage and item.passage.strip())

@@ -17,6 +17,8 @@ from .base import Filter
 class FillInBlank(Filter):
     name = "fill_in_blank"
     reasons = ("fill_in_blank",)
+    scope = "item"
+    uses_meta = False
 
     def keep(self, item) -> bool:
         return "_" not in item.question

@@ -29,6 +29,8 @@ class FourOptions(Filter):
     name = "four_options"
     reasons = ("empty_passage", "empty_question", "empty_option", "not_four_options", "not_one_correct",
                "correct_text_repeated")
+    scope = "item"
+    uses_meta = False
 
     def keep(self, item) -> bool | str:
         if not item.passage or not item.passage.strip():

@@ -25,6 +25,7 @@ DEFAULT_MAX_SENTENCES = 25
 class TooManySentences(Filter):
     name = "too_many_sentences"
     reasons = ("too_many_sentences",)
+    scope = "item"  # the last-passage cache below changes no verdict
     params = {"max_sentences": int}
 
     def __init__(self, max_sentences: int = DEFAULT_MAX_SENTENCES, **params) -> None:

@@ -31,6 +31,10 @@ finishes (in the order they finish); ``labels[i]`` names task ``i``
 (default: its index). An exception raised by ``fn`` in a worker is raised
 here, as the same class with the same message, whatever the backend.
 
+For a stream too long to hold, :func:`ordered_map` runs a generator per task
+on local processes and hands each task's results over as they come, in task
+order, with a bounded number of tasks in flight (the assembly's records).
+
 >>> fan_out(abs, [-3, 2, -1], jobs=1)
 [3, 2, 1]
 >>> seen = []
@@ -45,9 +49,11 @@ import logging
 import multiprocessing
 import os
 import pickle
+import queue as queue_module
 import signal
 import threading
-from typing import Any, Callable, Sequence
+from collections import deque
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import UsageError
 
@@ -197,11 +203,12 @@ def _run_pool(call, tasks, jobs, progress, labels) -> list:
 # -- Ray -----------------------------------------------------------------------------------------------------
 
 class _Failed:
-    """What a Ray task returns when ``fn`` raised: the exception, re-raised in the driver."""
+    """What a worker sends when ``fn`` raised (a Ray task, an :func:`ordered_map` worker): the exception,
+    re-raised in this process."""
 
     def __init__(self, err: BaseException):
         try:
-            pickle.dumps(err)
+            pickle.loads(pickle.dumps(err))
         except Exception:  # an exception that cannot travel: its class name and message do
             err = RuntimeError(f"{type(err).__name__}: {err}")
         self.err = err
@@ -294,3 +301,118 @@ def _run_ray(call, tasks, jobs, address, progress, labels, prepare) -> list:
         if opened:
             ray.shutdown()
 
+
+# -- ordered streaming map -----------------------------------------------------------------------------------
+
+def ordered_map(work: Callable[[Any], Iterable], tasks: Iterable, *, jobs: int = 1, depth: int = 2,
+                queue: int = 8) -> Iterator[tuple[Any, Iterator]]:
+    """``(task, results)`` for each of ``tasks`` in order, ``results`` iterating over ``work(task)`` as it runs.
+
+    ``work(task)`` is a generator (a module-level function: forked workers
+    inherit it). With ``jobs > 1``, ``jobs`` forked worker processes each hold
+    up to ``depth`` tasks, so at most ``jobs * depth`` are in flight, and each
+    worker's queue holds at most ``queue`` results: a worker that runs ahead
+    of the consumer waits instead of filling memory, and the oldest task's
+    results are always read first (its worker is never the one kept waiting).
+    The results, and their order, do not depend on ``jobs``. Where ``fork`` is
+    not available, or ``jobs == 1``, everything runs in this process.
+
+    ``results`` must be read before the next pair is taken (as with
+    :func:`itertools.groupby`); what is left of it is skipped. A task that is
+    an exception (an error met while planning the tasks) is raised when its
+    turn comes, so errors surface in the order one process meets them. An
+    exception in a worker is raised here as the same class with the same
+    message (:class:`_Failed`). Workers ignore Ctrl-C (this process is
+    interrupted and ends them) and are ended on the way out, whatever the reason.
+
+    >>> def count_to(n):
+    ...     yield from range(n)
+    >>> [(task, list(results)) for task, results in ordered_map(count_to, [2, 0, 1], jobs=1)]
+    [(2, [0, 1]), (0, []), (1, [0])]
+    """
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for task in tasks:
+            if isinstance(task, BaseException):
+                raise task
+            yield task, iter(work(task))
+        return
+    yield from _StreamPool(work, jobs, depth, queue).run(iter(tasks))
+
+
+def _stream_worker(work, inbox, outbox) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process is interrupted and ends the workers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for task in iter(inbox.get, None):
+        try:
+            for result in work(task):
+                outbox.put(("result", result))
+            outbox.put(("done", None))
+        except BaseException as err:  # noqa: BLE001 - every failure travels to the main process
+            outbox.put(("error", _Failed(err)))
+            return
+
+
+class _StreamPool:
+    def __init__(self, work, jobs: int, depth: int, queue: int):
+        self.work, self.jobs, self.depth, self.queue = work, jobs, depth, queue
+
+    def run(self, tasks: Iterator) -> Iterator[tuple[Any, Iterator]]:
+        ctx = multiprocessing.get_context("fork")
+        workers = []
+        try:
+            for _ in range(self.jobs):
+                inbox, outbox = ctx.SimpleQueue(), ctx.Queue(self.queue)
+                proc = ctx.Process(target=_stream_worker, args=(self.work, inbox, outbox), daemon=True)
+                proc.start()
+                workers.append((proc, inbox, outbox))
+            pending: deque = deque()
+
+            def give(worker) -> None:
+                for task in tasks:
+                    if isinstance(task, BaseException):
+                        pending.append((task, None))  # raised in its turn; the worker gets the next real task
+                        continue
+                    worker[1].put(task)
+                    pending.append((task, worker))
+                    return
+
+            for _ in range(self.depth):
+                for worker in workers:
+                    give(worker)
+            while pending:
+                task, worker = pending.popleft()
+                if worker is None:
+                    raise task
+                results = self._results(worker, give)
+                yield task, results
+                for _ in results:  # what the consumer left
+                    pass
+            for _, inbox, _ in workers:
+                inbox.put(None)
+            for proc, _, _ in workers:
+                proc.join()
+        finally:
+            for proc, _, outbox in workers:
+                if proc.is_alive():
+                    proc.terminate()
+                proc.join()
+                outbox.cancel_join_thread()
+                outbox.close()
+
+    @staticmethod
+    def _results(worker, give) -> Iterator:
+        """The results of the worker's oldest task; at its end the worker is given the next task."""
+        proc, _, outbox = worker
+        while True:
+            try:
+                kind, payload = outbox.get(timeout=0.5)
+            except queue_module.Empty:
+                if not proc.is_alive():
+                    raise RuntimeError(f"a worker process ended unexpectedly (exit code {proc.exitcode})") from None
+                continue
+            if kind == "done":
+                give(worker)
+                return
+            if kind == "error":
+                raise payload.err
+            yield payload

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from builder.filters import FILTERS, REASONS, FourOptions, Ledger, StepContext, get_filter
-from builder.filters.base import Filter
+from builder.filters.base import SCOPES, Filter
+from builder.filters.runner import RUNNERS, Chain, SeenStore
 from builder.filters.sentences import count_sentences, split_sentences
 from builder.readers.base import RawMCItem
 from schemas.errors import RecipeError
@@ -31,6 +32,44 @@ def test_every_filter_declares_reasons(name):
     assert issubclass(cls, Filter) and cls.name == name
     assert cls.reasons and set(cls.reasons) <= REASONS
     assert all(r.isidentifier() and r == r.lower() for r in cls.reasons)
+
+
+# ... and its scope, which tells the one runner how to run it.
+@pytest.mark.parametrize("cls", [*FILTERS.values(), FourOptions], ids=lambda cls: cls.name)
+def test_every_filter_declares_its_scope_and_whether_it_reads_meta(cls):
+    assert cls.scope in SCOPES and cls.scope in RUNNERS
+    assert isinstance(cls.uses_meta, bool)
+
+
+def test_the_declared_scopes_of_the_belebele_filters():
+    scopes = {name: cls.scope for name, cls in FILTERS.items()}
+    assert scopes == {"fill_in_blank": "item", "too_many_sentences": "item", "empty_passage": "item",
+                      "empty_option": "item", "duplicate_question": "source", "sample_four_options": "split",
+                      "complete_options": "passage"}
+    assert FourOptions.scope == "item"
+    assert {name for name, cls in FILTERS.items() if cls.uses_meta} == {"too_many_sentences", "sample_four_options"}
+
+
+def test_a_filter_that_declares_no_scope_cannot_be_built_or_run():
+    class Undeclared(Filter):
+        name = "undeclared"
+        reasons = ("undeclared",)
+
+        def keep(self, item):
+            return True
+
+    with pytest.raises(TypeError, match=r"^filter Undeclared \('undeclared'\) declares scope None; "
+                                        r"a filter must declare one of item, split, passage, source$"):
+        Undeclared()
+    step = object.__new__(Undeclared)  # built around the check: the runner refuses it too
+    with pytest.raises(TypeError, match="declares scope None"):
+        Chain([step], 0, ctx())
+
+    class Misspelt(Undeclared):
+        scope = "record"
+
+    with pytest.raises(TypeError, match="declares scope 'record'"):
+        Misspelt()
 
 
 def test_registry_lists_the_belebele_filters():
@@ -97,11 +136,11 @@ def test_empty_passage_and_option():
 
 
 def test_duplicate_question_spans_splits_and_names_the_first():
-    f = get_filter("duplicate_question")
-    ledger = Ledger()
-    f.run([item(record="#0")], ctx(ledger, split="train"))
-    kept = f.run([item(options=("d", "c", "b", "a"), correct=(3,), record="#9"), item("Other?")],
-                 ctx(ledger, split="dev"))
+    # the runner of a source step: one store for every split of the source, as the assembly keeps it
+    f, store, ledger = get_filter("duplicate_question"), SeenStore(), Ledger()
+    Chain([f], 0, ctx(ledger, split="train"), store, "demo").feed([item(record="#0")])
+    kept = Chain([f], 0, ctx(ledger, split="dev"), store, "demo").feed(
+        [item(options=("d", "c", "b", "a"), correct=(3,), record="#9"), item("Other?")])
     assert [k.question for k in kept] == ["Other?"]
     (drop,) = ledger.entries
     assert drop.reason == "duplicate_question" and drop.split == "dev" and "#0" in drop.message

@@ -14,25 +14,50 @@ run and are kept as named regressions:
 """
 from __future__ import annotations
 
+import json
+import tempfile
 from collections import Counter
 from itertools import permutations
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.assemble import assemble_records
+import builder.assemble.stream as stream
+from builder.assemble import assemble
+from builder.assemble.shuffle import balanced_positions, shuffle_split
 from builder.filters import Ledger, StepContext, get_filter
 from builder.filters.sentences import count_sentences, more_sentences_than, split_sentences
 from builder.filters.too_many_sentences import DEFAULT_MAX_SENTENCES, TooManySentences
 from builder.readers.base import RawMCItem
 from builder.recipe import recipe_from_dict
-from builder.shuffle import balanced_positions, shuffle_options
 
 ROOT = Path(__file__).parents[2]
 SOURCES = ROOT / "tests" / "data" / "sources"
+
+
+def assembled(recipe, **kw):
+    """``recipe`` through the streaming assembly in a temporary folder: its result, each split's columns, the ledger."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        result, manifest = assemble(recipe, out, **kw)
+        columns = {split: pq.read_table(out / f"{split}.parquet").to_pydict() for split in manifest["splits"]}
+        ledger = [json.loads(line) for line in (out / "dropped.jsonl").read_text(encoding="utf-8").splitlines()]
+    return result, columns, ledger
+
+
+def shuffle_options(items, rng):
+    """``(answers, correct_answer_num)`` per item: the assembly's shuffle of one split, in one batch."""
+    rows = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct, it.file,
+             it.record) for it in items]
+    out = []
+    for cols in shuffle_split([rows] if rows else [], len(rows), rng):
+        out += [(tuple(cols[f"answer{k}"][i] for k in range(1, 5)), cols["correct_answer_num"][i])
+                for i in range(len(cols["question_id"]))]
+    return out
 
 
 def item(passage="Text.", options=("a", "b", "c", "d"), correct=(0,), qid="q", meta=None, source="demo"):
@@ -231,8 +256,8 @@ def two_copies_recipe(seed: int = 0):
 
 
 def test_assembly_shuffles_two_sources_of_the_same_records_differently():
-    result = assemble_records(two_copies_recipe())
-    cols = result.columns["train"]
+    _, columns, _ = assembled(two_copies_recipe())
+    cols = columns["train"]
     half = len(cols["dataset"]) // 2
     assert half >= 40 and cols["dataset"][:half] == ["MCTest_A"] * half
     assert cols["question_id"][:half] == cols["question_id"][half:]        # the same records ...
@@ -240,9 +265,9 @@ def test_assembly_shuffles_two_sources_of_the_same_records_differently():
     for k in range(2 * half):
         assert cols[f"answer{cols['correct_answer_num'][k]}"][k] == cols["correct_answer"][k]
     # the seed decides the order: the same seed reproduces it, another changes it
-    again = assemble_records(two_copies_recipe()).columns["train"]
+    again = assembled(two_copies_recipe())[1]["train"]
     assert again["correct_answer_num"] == cols["correct_answer_num"]
-    other = assemble_records(two_copies_recipe(), seed=1).columns["train"]
+    other = assembled(two_copies_recipe(), seed=1)[1]["train"]
     assert other["correct_answer_num"] != cols["correct_answer_num"]
 
 
@@ -398,12 +423,12 @@ def test_the_recipe_keeps_its_seed_and_every_top_level_value(tmp_path):
 def test_the_recipe_seed_decides_the_shuffle():
     # The seed written in the recipe is the one the assembly uses (not the dataclass default).
     def nums(recipe, **kw):
-        return assemble_records(recipe, **kw).columns["train"]["correct_answer_num"]
+        return assembled(recipe, **kw)[1]["train"]["correct_answer_num"]
 
     seven = recipe_from_dict(minimal(seed=7))
     assert nums(seven) == nums(recipe_from_dict(minimal()), seed=7)
     assert nums(seven) != nums(recipe_from_dict(minimal()))
-    assert assemble_records(seven).seed == 7 and assemble_records(seven, seed=3).seed == 3
+    assert assembled(seven)[0].seed == 7 and assembled(seven, seed=3)[0].seed == 3
 
 
 @pytest.mark.parametrize("top, field, message", [
@@ -425,7 +450,7 @@ def test_recipe_errors_name_the_key(top, field, message):
     assert (err.value.field, err.value.message) == (field, message)
 
 
-# --- assemble_records: the derivation of the shuffle, licenses, counts, errors ----------------------------
+# --- the assembly: the derivation of the shuffle, licenses, counts, errors ----------------------------
 
 def test_the_answer_order_follows_the_documented_seed_derivation():
     # The shuffle generator is NumPy's default_rng seeded with [seed, crc32(source), crc32(native split),
@@ -442,7 +467,7 @@ def test_the_answer_order_follows_the_documented_seed_derivation():
                               StepContext("MCTest", "train", "train", 5, Ledger()))
     crc = [zlib.crc32(s.encode("utf-8")) for s in ("MCTest", "train", "shuffle")]
     expected = shuffle_options(items, np.random.default_rng([5, *crc]))
-    cols = assemble_records(recipe).columns["train"]
+    cols = assembled(recipe)[1]["train"]
     got = [(tuple(cols[f"answer{k}"][i] for k in range(1, 5)), cols["correct_answer_num"][i])
            for i in range(len(cols["question_id"]))]
     assert got == expected
@@ -455,9 +480,9 @@ def test_licenses_come_from_the_recipe_then_the_reader_option_then_the_reader_de
         {**data["sources"][0], "name": "option", "options": {"license": "CC-BY-4.0"}},
         {**data["sources"][0], "name": "recipe", "license": "MIT", "options": {"license": "CC-BY-4.0"}},
     ]
-    result = assemble_records(recipe_from_dict(data))
+    result, columns, _ = assembled(recipe_from_dict(data))
     assert result.licenses == {"default": "MSR-LA", "option": "CC-BY-4.0", "recipe": "MIT"}
-    cols = result.columns["train"]
+    cols = columns["train"]
     assert {(d, lic) for d, lic in zip(cols["dataset"], cols["license"])} == {
         ("default", "MSR-LA"), ("option", "CC-BY-4.0"), ("recipe", "MIT")}
 
@@ -469,7 +494,7 @@ def test_a_reader_option_error_names_the_recipe_file_and_the_source(tmp_path):
     data["sources"] = [{**data["sources"][0], "name": "first"},
                        {**data["sources"][0], "name": "second", "options": {"subset": "mc999"}}]
     with pytest.raises(RecipeError) as err:
-        assemble_records(recipe_from_dict(data, file=tmp_path / "r.yaml"))
+        assembled(recipe_from_dict(data, file=tmp_path / "r.yaml"))
     assert (str(err.value.file), err.value.field) == (str(tmp_path / "r.yaml"), "sources[1].subset")
     assert err.value.message == "option subset must be one of mc160, mc500; found 'mc999'"
 
@@ -481,7 +506,7 @@ def test_the_progress_wrapper_sees_every_file_with_a_label():
         seen.append((total, label))
         return files
 
-    assemble_records(recipe_from_dict(minimal()), wrap=wrap)
+    assembled(recipe_from_dict(minimal()), wrap=wrap)
     assert seen == [(1, "reading MCTest")]  # one file: mc500.train.tsv (with its answer key)
 
 
@@ -489,10 +514,10 @@ def test_two_native_splits_into_one_output_split_add_up():
     # Mutants: ``count.read = ...`` / ``count.kept = ...`` instead of ``+=``.
     data = minimal()
     data["sources"][0]["splits"] = {"train": "train", "dev": "train"}
-    result = assemble_records(recipe_from_dict(data))
+    result, columns, _ = assembled(recipe_from_dict(data))
     count = result.counts[("MCTest", "train")]
     assert (count.read, count.kept, count.dropped(result.ledger)) == (96, 96, 0)
-    assert result.rows("train") == 96
+    assert result.rows("train") == 96 == len(columns["train"]["question_id"])
     result.check_counts()
 
 
@@ -500,27 +525,27 @@ def test_recipe_filter_parameters_reach_the_filter():
     # Mutant: ``get_filter(f.name)`` without the recipe's parameters (max_sentences would stay 25).
     data = minimal(max_sentences=20)
     data["sources"][0]["filters"] = ["too_many_sentences"]
-    result = assemble_records(recipe_from_dict(data))
+    result, _, ledger = assembled(recipe_from_dict(data))
     stories = sum(1 for _ in (SOURCES / "mctest" / "MCTest" / "mc500.train.tsv").open(encoding="utf-8"))
     dropped = result.ledger.counts[("MCTest", "train", "too_many_sentences")]
-    assert stories == 12 and dropped == 4 * 4  # mc500.train.0, .2, .8, .9: 21, 27, 23, 29 sentences
+    assert stories == 12 and dropped == 4 * 4 == len(ledger)  # mc500.train.0, .2, .8, .9: 21, 27, 23, 29 sentences
     data["sources"][0]["filters"] = [{"too_many_sentences": {"max_sentences": 30}}]
-    assert not assemble_records(recipe_from_dict(data)).ledger.entries
+    result, _, ledger = assembled(recipe_from_dict(data))
+    assert ledger == [] and len(result.ledger) == 0 and not result.ledger.counts
 
 
 def test_reader_errors_keep_their_message_in_the_ledger():
     from builder.recipe import load_recipe
 
-    result = assemble_records(load_recipe(ROOT / "tests" / "data" / "assemble" / "bad-race.yaml"), on_error="skip")
-    (bad,) = [d for d in result.ledger.entries if d.step == "reader"]
-    assert bad.reason == "malformed_json" and bad.message.startswith("malformed JSON")
+    _, _, ledger = assembled(load_recipe(ROOT / "tests" / "data" / "assemble" / "bad-race.yaml"), on_error="skip")
+    (bad,) = [d for d in ledger if d["step"] == "reader"]
+    assert bad["reason"] == "malformed_json" and bad["message"].startswith("malformed JSON")
 
 
 def test_a_reader_yielding_an_unasked_split_is_an_internal_error(monkeypatch):
-    import builder.assemble as assemble_module
     from builder.assemble import InternalError
 
-    real = assemble_module.get_reader("mctest")
+    real = stream.get_reader("mctest")
 
     class Wrong(real):
         def parse_file(self, split, path):
@@ -528,26 +553,26 @@ def test_a_reader_yielding_an_unasked_split_is_an_internal_error(monkeypatch):
                 rec.split = "test"
                 yield rec
 
-    monkeypatch.setattr(assemble_module, "get_reader", lambda name: Wrong)
+    monkeypatch.setattr(stream, "get_reader", lambda name: Wrong)
     with pytest.raises(InternalError, match=r"^internal error: reader mctest yielded split 'test', asked for train$"):
-        assemble_records(recipe_from_dict(minimal()))
+        assembled(recipe_from_dict(minimal()))
     both = minimal()
     both["sources"][0]["splits"] = {"train": "train", "dev": "dev"}
     with pytest.raises(InternalError, match=r"yielded split 'test', asked for train, dev$"):
-        assemble_records(recipe_from_dict(both))
+        assembled(recipe_from_dict(both))
 
 
 def test_bookkeeping_errors_say_what_does_not_add_up():
     from builder.assemble import InternalError
     from builder.filters.base import Drop
 
-    result = assemble_records(recipe_from_dict(minimal()))
+    result = assembled(recipe_from_dict(minimal()))[0]
     result.ledger.add(Drop("Other", "train", "train", "f", "#1", "fill_in_blank", "fill_in_blank"))
     with pytest.raises(InternalError, match=r"^internal error: the ledger holds 1 drops but the sources account "
                                             r"for fewer; nothing was written \(please report this\)$"):
         result.check_counts()
-    result = assemble_records(recipe_from_dict(minimal()))
-    result.columns["train"]["question_id"].append("extra")
+    result = assembled(recipe_from_dict(minimal()))[0]
+    result.n_rows["train"] += 1  # a row the counts do not know
     with pytest.raises(InternalError, match=r"^internal error: split train has 49 rows but the counts say 48; "):
         result.check_counts()
 
@@ -561,6 +586,7 @@ def test_parameter_checks_of_a_filter_with_several_parameters():
         name = "two_params"
         reasons = ("two_params",)
         params = {"low": int, "high": int}
+        scope = "item"
 
     with pytest.raises(RecipeError, match=r"^filter 'two_params' has no parameter 'mid'; allowed: high, low$"):
         TwoParams(mid=1)

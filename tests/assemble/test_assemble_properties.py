@@ -1,16 +1,37 @@
-"""Invariants of the shuffle and the ledger (Hypothesis)."""
+"""Invariants of the shuffle, the one runner and the ledger (Hypothesis)."""
 from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.assemble import filter_split
+from builder.assemble.shuffle import balanced_positions, shuffle_split
 from builder.filters import FILTERS, FourOptions, Ledger, StepContext, get_filter
-from builder.shuffle import balanced_positions, shuffle_options
+from builder.filters.runner import Chain
 from builder.readers.base import BadRecord, RawMCItem
 
 texts = st.text(alphabet="abcdeé _.?!।。 ", min_size=0, max_size=12)
+
+
+def shuffle_options(items, rng):
+    """``(answers, correct_answer_num)`` per item, through the assembly's shuffle of one split in one batch."""
+    rows = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct, it.file,
+             it.record) for it in items]
+    if not rows:
+        return []
+    [cols] = shuffle_split([rows], len(rows), rng)
+    return [(tuple(cols[f"answer{k}"][i] for k in range(1, 5)), cols["correct_answer_num"][i])
+            for i in range(len(rows))]
+
+
+def filter_split(items, bads, steps, ctx, batch=None):
+    """What the assembly does with one split: reader errors to the ledger, then the steps (in batches)."""
+    for bad in bads:
+        ctx.drop(bad, bad.reason, "reader", bad.message)
+    chain, kept = Chain(steps, 0, ctx), []
+    for start in range(0, len(items), batch or max(1, len(items))):
+        kept += chain.feed(items[start:start + (batch or len(items))])
+    return kept + chain.finish()
 
 
 @st.composite
@@ -26,10 +47,14 @@ def four_option_items(draw, max_size=40):
 
 @st.composite
 def raw_items(draw):
-    """Any mix the readers can yield: 0-7 options, 0-3 correct, blanks, '_' questions, bad records."""
+    """Any mix the readers can yield: 0-7 options, 0-3 correct, blanks, '_' questions, bad records.
+
+    A passage's questions come one after another (the readers' contract).
+    """
     n = draw(st.integers(0, 25))
     passages = draw(st.lists(texts, min_size=1, max_size=4))
     out = []
+    pids = sorted(draw(st.lists(st.integers(0, len(passages) - 1), min_size=n, max_size=n)))
     for i in range(n):
         if draw(st.integers(0, 9)) == 0:
             out.append(BadRecord("demo", "train", "f", f"#{i}", "malformed_json", "bad"))
@@ -37,7 +62,7 @@ def raw_items(draw):
         k = draw(st.integers(0, 7))
         options = draw(st.lists(texts, min_size=k, max_size=k))
         correct = draw(st.lists(st.integers(0, max(k - 1, 0)), max_size=3)) if k else []
-        pid = draw(st.integers(0, len(passages) - 1))
+        pid = pids[i]
         out.append(RawMCItem("demo", "train", f"p{pid}", f"q{i}", passages[pid], draw(texts), options, correct,
                              "f", f"#{i}"))
     return out
@@ -103,3 +128,20 @@ def test_adding_a_source_does_not_reshuffle_others():
     # another source's generator is independent of RACE's: drawing from it first changes nothing
     StepContext("SciQ", "train", "train", 0, Ledger()).rng("shuffle").integers(10, size=100)
     assert shuffle_options(items, StepContext("RACE", "train", "train", 0, Ledger()).rng("shuffle")) == first
+
+
+@settings(max_examples=60, deadline=None)
+@given(raw_items(), st.lists(st.sampled_from(sorted(FILTERS)), max_size=5), st.integers(0, 99), st.integers(1, 7))
+def test_any_batching_gives_the_same_records_and_ledger(records, names, seed, batch):
+    # the one runner: the records of a split fed in batches of any size, as the workers send them
+    items = [r for r in records if isinstance(r, RawMCItem)]
+    bads = [r for r in records if isinstance(r, BadRecord)]
+    whole, parts = Ledger(), Ledger()
+    one = filter_split(items, bads, [get_filter(name) for name in names] + [FourOptions()],
+                       StepContext("demo", "train", "train", seed, whole))
+    many = filter_split(items, bads, [get_filter(name) for name in names] + [FourOptions()],
+                        StepContext("demo", "train", "train", seed, parts), batch=batch)
+    assert [(k.question_id, k.options, k.correct) for k in many] == [(k.question_id, k.options, k.correct)
+                                                                     for k in one]
+    assert sorted(parts.entries, key=str) == sorted(whole.entries, key=str)
+    assert parts.counts == whole.counts

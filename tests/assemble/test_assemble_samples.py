@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from builder.assemble import InternalError, assemble, assemble_records, write_assembly
+import builder.assemble.stream as stream
+from builder.assemble import InternalError, assemble
 from schemas.dataset import load_dataset_dir
 from builder.recipe import load_recipe, recipe_from_dict
 from builder.readers import get_reader
@@ -48,7 +49,7 @@ def test_race_fill_in_blank_drops_match_the_sample(built, tmp_path):
     # taking test too (never done by Belebele) would drop 29
     data = {"name": "race-all", "sources": [{"name": "RACE", "reader": "race", "path": str(SOURCES / "race"),
             "splits": {"train": "train", "dev": "dev", "test": "test"}, "filters": ["fill_in_blank"]}]}
-    result = assemble_records(recipe_from_dict(data))
+    result, _ = assemble(recipe_from_dict(data), tmp_path / "race-all")
     assert sum(n for (_, _, r), n in result.ledger.counts.items() if r == "fill_in_blank") == 29 \
         == race_blank_questions(["train", "dev", "test"])
 
@@ -190,11 +191,18 @@ def test_on_error_raise_and_skip_with_a_crafted_bad_file(tmp_path):
     assert bad["file"].endswith("2.txt") and bad["step"] == "reader" and bad["record_id"] == "line 1"
 
 
-def test_counts_are_checked_before_anything_is_written(tmp_path):
-    result = assemble_records(load_recipe(CRAFTED / "bad-race.yaml"), on_error="skip")
-    result.counts[("RACE", "train")].read += 1  # simulate a record that vanished
+def test_counts_are_checked_before_anything_is_written(tmp_path, monkeypatch):
+    real, once = stream._SplitRun.take, []
+
+    def take(self, payload):  # simulate a record that vanished
+        real(self, payload)
+        if not once:
+            self.count.read += 1
+            once.append(1)
+
+    monkeypatch.setattr(stream._SplitRun, "take", take)
     with pytest.raises(InternalError, match="read 7 records but kept 4 and dropped 2; nothing was written"):
-        write_assembly(result, tmp_path / "out")
+        assemble(load_recipe(CRAFTED / "bad-race.yaml"), tmp_path / "out", on_error="skip")
     assert not (tmp_path / "out").exists()
 
 

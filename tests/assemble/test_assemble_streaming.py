@@ -1,21 +1,26 @@
-"""The streaming assembly (builder/assemble_stream.py) against the in-memory one, byte for byte.
+"""The streaming assembly (builder/assemble/) byte for byte: any number of workers, any batching.
 
 `builder assemble` streams records through the filters in batches on worker
-processes and writes them with Arrow writers; `assemble_records` +
-`write_assembly` keep every record in lists. The two are independent paths
-through the same filter classes, so each checks the other: on the shipped
-samples and on crafted corpora (duplicates across files and splits, MCScript
-completion, MultiRC sampling), with one worker and two, and with batches,
-tasks and row groups made tiny so that every boundary is crossed many times.
-The line formats are checked against the standard library on generated text.
+processes and writes them with Arrow writers. Its text outputs (JSONL, TSV,
+`dropped.jsonl`) are checked against the digests the in-memory assembly, an
+independent path through the same filters, wrote before it was deleted
+(tests/golden/assemble/in-memory-digests.json), on the shipped samples and on
+a crafted corpus (duplicates across files and splits, MCScript completion,
+MultiRC sampling); and every output, Parquet tables included, against the
+streaming assembly with the whole split in one batch and one task, with one
+worker and two, and with batches, tasks and row groups made tiny so that
+every boundary is crossed many times. The line formats are checked against
+the standard library on generated text.
 """
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import multiprocessing
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -24,21 +29,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import builder.assemble_output as output
-import builder.assemble_stream as stream
-from builder.assemble import assemble, assemble_records, write_assembly
-from builder.assemble_output import json_text, tsv_field
-from builder.assemble_steps import SeenStore
-from builder.assemble_stream import shuffled_columns
-from builder.readers.base import RawMCItem
+import builder.assemble.output as output
+import builder.assemble.stream as stream
+from builder.assemble import assemble
+from builder.assemble.output import json_text, tsv_field
+from builder.assemble.shuffle import balanced_positions, shuffle_split
+from builder.filters import FILTERS, Filter
+from builder.filters.runner import SeenStore
 from builder.recipe import load_recipe, recipe_from_dict
-from builder.shuffle import balanced_positions, shuffle_options
 from schemas.errors import SourceError, SourceNotFoundError
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "belebele-train.yaml"
 SOURCES = ROOT / "tests" / "data" / "sources"
 MULTIRC = ROOT / "tests" / "data" / "readers" / "multirc_splitv2"
+IN_MEMORY = json.loads((ROOT / "tests" / "golden" / "assemble" / "in-memory-digests.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -49,9 +54,19 @@ def tiny(monkeypatch):
     monkeypatch.setattr(output, "ROW_GROUP_TEXT", 2000)
 
 
-def in_memory(recipe, out: Path, **kw) -> Path:
-    write_assembly(assemble_records(recipe, **kw), out)
+def whole_splits(recipe, out: Path, **kw) -> Path:
+    """The reference: each split read by one task and filtered in one batch, in this process."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(stream, "BATCH", 10**9)
+        mp.setattr(stream, "FILES_PER_TASK", 10**9)
+        mp.setattr(output, "ROW_GROUP_TEXT", 10**12)
+        assemble(recipe, out, jobs=1, **kw)
     return out
+
+
+def text_digests(out: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.iterdir())
+            if p.suffix in (".jsonl", ".tsv")}
 
 
 def same_outputs(a: Path, b: Path, *, parquet_bytes: bool) -> None:
@@ -74,15 +89,19 @@ def same_outputs(a: Path, b: Path, *, parquet_bytes: bool) -> None:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_streaming_writes_the_bytes_of_the_in_memory_assembly(tmp_path, jobs):
     recipe = load_recipe(EXAMPLE)
-    reference = in_memory(recipe, tmp_path / "memory")
-    assemble(recipe, tmp_path / "stream", jobs=jobs)
+    _, manifest = assemble(recipe, tmp_path / "stream", jobs=jobs)
+    assert text_digests(tmp_path / "stream") == IN_MEMORY["belebele-train seed 0"]
+    assert {k: v for k, v in manifest["files"].items() if not k.endswith(".parquet")} == IN_MEMORY[
+        "belebele-train seed 0"]
+    reference = whole_splits(recipe, tmp_path / "whole")
     same_outputs(reference, tmp_path / "stream", parquet_bytes=True)  # one row group: the same Parquet bytes
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_tiny_batches_tasks_and_row_groups_change_nothing_but_the_row_groups(tmp_path, tiny, jobs):
     recipe = load_recipe(EXAMPLE)
-    reference = in_memory(recipe, tmp_path / "memory", seed=3)
+    reference = whole_splits(recipe, tmp_path / "whole", seed=3)
+    assert text_digests(reference) == IN_MEMORY["belebele-train seed 3"]
     result, _ = assemble(recipe, tmp_path / "stream", seed=3, jobs=jobs)
     assert pq.ParquetFile(tmp_path / "stream" / "train.parquet").num_row_groups > 10
     same_outputs(reference, tmp_path / "stream", parquet_bytes=False)
@@ -120,8 +139,9 @@ def test_duplicates_completion_and_sampling_across_batches_match_the_in_memory_l
     if small:  # duplicates in other batches; otherwise in the same batch
         request.getfixturevalue("tiny")
     recipe = recipe_from_dict(crafted_corpus(tmp_path))
-    reference = in_memory(recipe, tmp_path / "memory")
+    reference = whole_splits(recipe, tmp_path / "whole")
     result, manifest = assemble(recipe, tmp_path / "stream", jobs=jobs)
+    assert text_digests(tmp_path / "stream") == IN_MEMORY["crafted"]
     same_outputs(reference, tmp_path / "stream", parquet_bytes=False)
     reasons = manifest["dropped_by_reason"]
     assert reasons["duplicate_question"] >= 3 and "fill_in_blank" in reasons and "too_many_sentences" in reasons
@@ -132,25 +152,39 @@ def test_duplicates_completion_and_sampling_across_batches_match_the_in_memory_l
                for d in dup)  # a copy in the same file as its first
 
 
-def test_the_answer_order_is_the_in_memory_shuffle_drawn_in_chunks():
+def reference_shuffle(rows, rng):
+    """The documented shuffle, written out plainly: correct positions first, then each row's wrong-option order."""
+    n = len(rows)
+    positions = rng.permutation(np.resize(np.arange(4), n)).tolist()
+    orders = rng.permuted(np.tile(np.arange(3), (n, 1)), axis=1).tolist()
+    out = []
+    for row, pos, order in zip(rows, positions, orders):
+        options, right = row[5], row[6][0]
+        wrong = [o for i, o in enumerate(options) if i != right]
+        answers = [wrong[k] for k in order]
+        answers.insert(pos, options[right])
+        out.append((tuple(answers), pos + 1))
+    return out
+
+
+def test_the_answer_order_is_the_documented_shuffle_drawn_in_batches():
     for n, seed in ((1, 0), (7, 1), (50, 2), (403, 3)):
         rng = np.random.default_rng(seed)
-        items = [RawMCItem("c", "s", "p", f"q{i}", "P", "Q", [f"o{i}.{k}" for k in range(4)], [int(rng.integers(4))],
-                           "f", f"#{i}") for i in range(n)]
-        expected = shuffle_options(items, np.random.default_rng([seed, 9]))
-        rng = np.random.default_rng([seed, 9])
-        positions, got, done = balanced_positions(n, rng), [], 0
-        for m in (1, 5, 64, 1000):  # the wrong options' order drawn chunk by chunk, as the spill is read back
+        rows = [("c", "p", f"q{i}", "P", "Q", [f"o{i}.{k}" for k in range(4)], [int(rng.integers(4))], "f", f"#{i}")
+                for i in range(n)]
+        expected = reference_shuffle(rows, np.random.default_rng([seed, 9]))
+        batches, done = [], 0
+        for m in (1, 5, 64, 1000):  # the wrong options' order drawn batch by batch, as the spill is read back
             m = min(m, n - done)
             if m:
-                orders = rng.permuted(np.tile(np.arange(3), (m, 1)), axis=1)
-                rows = [(i.corpus, i.passage_id, i.question_id, i.passage, i.question, i.options, i.correct, i.file,
-                         i.record) for i in items[done:done + m]]
-                cols = shuffled_columns(rows, positions[done:done + m], orders)
-                got += [((cols["answer1"][k], cols["answer2"][k], cols["answer3"][k], cols["answer4"][k]),
-                         cols["correct_answer_num"][k]) for k in range(m)]
+                batches.append(rows[done:done + m])
                 done += m
+        got = []
+        for cols in shuffle_split(batches, n, np.random.default_rng([seed, 9])):
+            got += [((cols["answer1"][k], cols["answer2"][k], cols["answer3"][k], cols["answer4"][k]),
+                     cols["correct_answer_num"][k]) for k in range(len(cols["question_id"]))]
         assert got == expected
+        assert [num for _, num in got] == (balanced_positions(n, np.random.default_rng([seed, 9])) + 1).tolist()
 
 
 TEXT = st.text(alphabet=st.sampled_from(list('ab "\\\t\n\r\x00\x1fé€𝄞\u2028,;') + ["\ud800"]), max_size=12)
@@ -259,10 +293,9 @@ def test_a_large_sciq_file_yields_the_same_records_streamed(tmp_path):
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_reader_yielding_an_unasked_split_stops_the_streaming_assembly_too(tmp_path, monkeypatch, jobs):
-    import builder.assemble as assemble_module
     from builder.assemble import InternalError
 
-    real = assemble_module.get_reader("mctest")
+    real = stream.get_reader("mctest")
 
     class Wrong(real):
         def parse_file(self, split, path):
@@ -270,7 +303,7 @@ def test_a_reader_yielding_an_unasked_split_stops_the_streaming_assembly_too(tmp
                 rec.split = "test"
                 yield rec
 
-    monkeypatch.setattr(assemble_module, "get_reader", lambda name: Wrong)  # forked workers inherit it
+    monkeypatch.setattr(stream, "get_reader", lambda name: Wrong)  # forked workers inherit it
     data = {"name": "demo", "sources": [{"name": "MCTest", "reader": "mctest", "path": str(SOURCES / "mctest"),
                                          "splits": {"train": "train"}}]}
     with pytest.raises(InternalError, match=r"^internal error: reader mctest yielded split 'test', asked for train$"):
@@ -303,3 +336,84 @@ def test_the_ascii_shortcut_of_the_sentence_limit_decides_as_the_full_count(text
     if text.isascii():
         assert text.count(".") + text.count("!") + text.count("?") == len(_MARK.findall(text))
     assert more_sentences_than(text, limit) == (count_sentences(text) > limit)
+
+
+# --- a new filter declares its scope and runs through the one runner ----------------------------------------
+
+class QuestionMark(Filter):
+    """Drops a question that does not end with "?" (its record alone: scope item, run in the workers)."""
+
+    name = "question_mark"
+    reasons = ("no_question_mark",)
+    scope = "item"
+    uses_meta = False
+
+    def keep(self, item):
+        return item.question.rstrip().endswith("?") or "no_question_mark"
+
+
+class EveryThird(Filter):
+    """Drops every third record of a split in reading order (scope split: it must see the split whole)."""
+
+    name = "every_third"
+    reasons = ("every_third",)
+    scope = "split"
+
+    def start(self, ctx):
+        super().start(ctx)
+        self.seen = 0
+
+    def keep(self, item):
+        self.seen += 1
+        return self.seen % 3 != 0
+
+
+class FirstOfPassage(Filter):
+    """Keeps the first question of each passage (scope passage)."""
+
+    name = "first_of_passage"
+    reasons = ("later_question",)
+    scope = "passage"
+    uses_meta = False
+
+    def decide_passage(self, items, ctx):
+        for later in items[1:]:
+            ctx.drop(later, "later_question", self.name, f"passage {later.passage_id} has an earlier question")
+        return items[:1]
+
+
+@pytest.fixture
+def plugins(monkeypatch):
+    for cls in (QuestionMark, EveryThird, FirstOfPassage):
+        monkeypatch.setitem(FILTERS, cls.name, cls)  # forked workers inherit the registry
+
+
+def plugin_recipe():
+    return recipe_from_dict({"name": "plugins", "outputs": {"formats": ["parquet", "jsonl"]}, "sources": [
+        {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train", "dev": "dev"},
+         "filters": ["every_third", "question_mark", "first_of_passage"]}]})
+
+
+@pytest.mark.parametrize("jobs, small", [(1, False), (2, True)])
+def test_a_new_filter_declaring_its_scope_runs_through_the_one_runner(tmp_path, request, plugins, jobs, small):
+    from builder.readers import get_reader
+
+    reference = whole_splits(plugin_recipe(), tmp_path / "whole")
+    if small:
+        request.getfixturevalue("tiny")
+    _, manifest = assemble(plugin_recipe(), tmp_path / "stream", jobs=jobs)
+    same_outputs(reference, tmp_path / "stream", parquet_bytes=False)
+    # the counts, derived here from the records as the reader yields them
+    expected: Counter = Counter()
+    for split in ("train", "dev"):
+        records = list(get_reader("race")(SOURCES / "race", [split]))
+        kept = [r for k, r in enumerate(records, 1) if k % 3]
+        expected[(split, "every_third")] = len(records) - len(kept)
+        asked = [r for r in kept if r.question.rstrip().endswith("?")]
+        expected[(split, "no_question_mark")] = len(kept) - len(asked)
+        expected[(split, "later_question")] = len(asked) - len({r.passage_id for r in asked})
+    got = Counter({(d["split"], d["reason"]): d["count"] for d in manifest["dropped"]})
+    assert got == +expected and all(expected[(s, r)] for s in ("train", "dev") for r in ("every_third",
+                                                                                           "no_question_mark"))
+    assert set(manifest["dropped_by_reason"]) >= {"every_third", "no_question_mark", "later_question"}
+    assert all(c["read"] == c["kept"] + c["dropped"] for c in manifest["counts"])

@@ -310,3 +310,141 @@ def test_ray_release_writes_every_byte_the_local_backend_writes(ray_runs, tmp_pa
     assert "(1 of 2 run together)" in result.stderr
     assert {k: v for k, v in outs["ray"].items() if k != "run.json"} == \
         {k: v for k, v in outs["local"].items() if k != "run.json"}
+
+
+# -- ordered_map: the assembly's ordered streaming map -------------------------------------------------------
+
+def parts(task):
+    """``task = (name, n, sleeps)``: ``n`` results, each after a short sleep (workers finish in any order)."""
+    import time
+
+    name, n, sleeps = task
+    for k in range(n):
+        time.sleep(sleeps[k % len(sleeps)] if sleeps else 0)
+        yield f"{name}.{k}"
+
+
+def fails_at_three(task):
+    yield task
+    if task == 3:
+        raise ValueError(f"bad {task}")
+
+
+class _Unpicklable(Exception):
+    def __init__(self, message, handle):
+        super().__init__(message)
+        self.handle = handle
+
+
+def fails_unpicklably(task):
+    yield task
+    raise _Unpicklable("cannot travel", lambda: None)
+
+
+def sleeps_long(task):
+    import time
+
+    yield task
+    time.sleep(60)
+    yield task
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.lists(st.sampled_from([0, 0.001, 0.004]), max_size=3)),
+                max_size=8),
+       st.integers(1, 3), st.integers(1, 3))
+def test_ordered_map_gives_each_tasks_results_in_task_order_whatever_finishes_first(specs, jobs, depth):
+    from schemas.runtime.fanout import ordered_map
+
+    tasks = [(f"t{i}", n, sleeps) for i, (n, sleeps) in enumerate(specs)]
+    got = [(task, list(results)) for task, results in ordered_map(parts, tasks, jobs=jobs, depth=depth, queue=2)]
+    assert got == [(task, list(parts(task))) for task in tasks]
+
+
+@pytest.mark.parametrize("jobs, depth", [(1, 2), (2, 1), (2, 3)])
+def test_ordered_map_holds_at_most_jobs_times_depth_tasks_in_flight(jobs, depth):
+    from schemas.runtime.fanout import ordered_map
+
+    pulled = []
+
+    def tasks():
+        for i in range(12):
+            pulled.append(i)
+            yield (f"t{i}", 2, [0.001 * (i % 3)])
+
+    for k, (task, results) in enumerate(ordered_map(parts, tasks(), jobs=jobs, depth=depth)):
+        assert task == (f"t{k}", 2, [0.001 * (k % 3)])
+        assert len(pulled) - k <= jobs * depth  # handed out, this one among them, and not yet finished
+        assert list(results) == [f"t{k}.0", f"t{k}.1"]
+        assert len(pulled) - (k + 1) <= jobs * depth  # this one finished: its worker got the next
+    assert len(pulled) == 12
+
+
+def test_ordered_map_skips_what_the_consumer_leaves_of_a_task():
+    from schemas.runtime.fanout import ordered_map
+
+    tasks = [("a", 3, []), ("b", 2, [])]
+    assert [task[0] for task, _ in ordered_map(parts, tasks, jobs=2)] == ["a", "b"]
+    firsts = [next(results) for _, results in ordered_map(parts, tasks, jobs=2)]
+    assert firsts == ["a.0", "b.0"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ordered_map_raises_a_worker_error_as_itself_after_the_earlier_results(jobs):
+    from schemas.runtime.fanout import ordered_map
+
+    seen, before = [], multiprocessing_children()
+    with pytest.raises(ValueError, match=r"^bad 3$"):
+        for _, results in ordered_map(fails_at_three, range(6), jobs=jobs):
+            seen.extend(results)
+    assert seen == [0, 1, 2, 3]
+    assert multiprocessing_children() == before
+
+
+def test_ordered_map_carries_an_unpicklable_error_by_class_name_and_message():
+    from schemas.runtime.fanout import ordered_map
+
+    before = multiprocessing_children()
+    with pytest.raises(RuntimeError, match=r"^_Unpicklable: cannot travel$"):
+        for _, results in ordered_map(fails_unpicklably, range(3), jobs=2):
+            list(results)
+    assert multiprocessing_children() == before
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ordered_map_raises_a_planning_error_in_its_turn(jobs):
+    from schemas.runtime.fanout import ordered_map
+
+    seen = []
+    with pytest.raises(SchemaError, match="^planned badly$"):
+        for task, results in ordered_map(parts, [("a", 1, []), SchemaError("planned badly"), ("b", 1, [])],
+                                         jobs=jobs):
+            seen.append((task[0], list(results)))
+    assert seen == [("a", ["a.0"])]
+
+
+def test_ctrl_c_ends_the_ordered_maps_workers():
+    import signal
+
+    from schemas.runtime.fanout import ordered_map
+
+    pids, before = [], multiprocessing_children()
+    with pytest.raises(KeyboardInterrupt):
+        for task, results in ordered_map(sleeps_long, range(4), jobs=2):
+            next(results)
+            pids = sorted(set(multiprocessing_children()) - set(before))
+            for pid in pids:  # a terminal's Ctrl-C reaches every process of the group: the workers ignore it
+                os.kill(pid, signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+            next(results)  # the worker sleeps: this process is interrupted while it waits
+    assert len(pids) == 2 and multiprocessing_children() == before
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def multiprocessing_children() -> list[int]:
+    """The pids of this process's live multiprocessing children (an earlier test may have left some)."""
+    import multiprocessing
+
+    return sorted(p.pid for p in multiprocessing.active_children())

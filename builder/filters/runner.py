@@ -1,31 +1,27 @@
-"""Run a source's filter steps over a stream of records, batch by batch, with the decisions of the list API.
+"""The one runner of filter steps: records stream through a :class:`Chain`, batch by batch, in reading order.
 
-:meth:`builder.filters.Filter.run` sees every record of a split at once. The
-streaming assembly (:mod:`builder.assemble_stream`) instead feeds the records
-in batches, in reading order, through a :class:`Chain` of runners, one per
-step, that reach the same decisions and write the same ledger entries:
+Every step declares its scope (:data:`builder.filters.base.SCOPES`), and the
+chain runs it with the runner of that scope (:data:`RUNNERS`), so that any
+batching of a split's records gives the same decisions and ledger entries as
+the whole split at once:
 
-* a record-local filter (:data:`LOCAL`: its verdict depends on the record
-  alone) and a :class:`~builder.filters.Transform` run the base-class loop on
-  each batch; the transform draws from one generator per split, created once
-  (``Transform.run`` would reseed it per call);
-* ``complete_options`` completes the questions of one passage at a time: a
-  passage's questions come one after another (the readers' contract), so its
-  pool is the same as over the whole split; a passage that comes back after
-  another one is an error naming the record;
-* ``duplicate_question`` keeps a 16-byte BLAKE2 digest of each key in sorted
-  arrays and the first record's place on disk (:class:`SeenStore`), so it
-  holds 24 bytes a record instead of the record's text;
-* any other step (a plug-in that overrides ``run``) gets the whole split at
-  the end, as before.
+* ``item`` and ``split``: :meth:`~builder.filters.Filter.decide` on each record;
+  the step's generator (``self.rng``) is created once per split by
+  :meth:`~builder.filters.Filter.start`, so a transform draws in reading order;
+* ``passage``: the questions of one passage are gathered and handed to
+  :meth:`~builder.filters.Filter.decide_passage` together; a passage's
+  questions come one after another (the readers' contract), and a passage that
+  comes back after another one is an error naming the record;
+* ``source``: a 16-byte BLAKE2 digest of each record's
+  :meth:`~builder.filters.Filter.key` is kept in sorted arrays, with the
+  first record's place on disk (:class:`SeenStore`), so the step holds 24
+  bytes a record instead of its text; a later record with a key already seen
+  in its source (any split) is dropped, naming the first.
 
-:func:`kind` tells where a step may run: ``local`` steps anywhere (worker
-processes), ``split`` steps where the whole split is seen in order, and
-``source`` steps (duplicates across the splits of a source) in the one process
-that sees every split.
+:meth:`builder.filters.Filter.run` is this runner over one list.
 
 >>> from builder.readers.base import RawMCItem
->>> from builder.filters import get_filter
+>>> from builder.filters import StepContext, get_filter
 >>> items = [RawMCItem("race", "train", "p", f"q{i}", "Text.", q, list("abcd"), [0], "f", f"#{i}")
 ...          for i, q in enumerate(["Why?", "A _ .", "Why?"])]
 >>> ledger = StepLedger()
@@ -39,41 +35,18 @@ that sees every split.
 from __future__ import annotations
 
 import hashlib
+import io
 from pathlib import Path
 
 import numpy as np
 
 from schemas.errors import SourceError
 
-from .filters import FourOptions, StepContext, Transform
-from .filters.base import Filter
-from .filters.complete_options import CompleteOptions
-from .filters.duplicate_question import DuplicateQuestion
-from .filters.empty_option import EmptyOption
-from .filters.empty_passage import EmptyPassage
-from .filters.fill_in_blank import FillInBlank
-from .filters.too_many_sentences import TooManySentences
-
-#: Steps whose verdict depends on the record alone (exact classes: a subclass may keep state).
-LOCAL = (FillInBlank, TooManySentences, EmptyPassage, EmptyOption, FourOptions)
-
-#: Steps that do not read ``item.meta`` (a worker need not send it to the main process for them).
-NO_META = (FillInBlank, EmptyPassage, EmptyOption, FourOptions, DuplicateQuestion, CompleteOptions)
 
 
-def kind(step: Filter) -> str:
-    """``local``, ``split`` (must see its split whole and in order) or ``source`` (every split of its source)."""
-    if type(step) in LOCAL:
-        return "local"
-    if type(step) is DuplicateQuestion:
-        return "source"
-    return "split"
-
-
-def dup_digest(item) -> bytes:
-    """16-byte BLAKE2 digest of :meth:`DuplicateQuestion.key` (``repr`` of the key: one text per key)."""
-    return hashlib.blake2b(repr(DuplicateQuestion.key(item)).encode("utf-8", "surrogatepass"),
-                           digest_size=16).digest()
+def key_digest(step: Filter, item) -> bytes:
+    """16-byte BLAKE2 digest of ``step.key(item)`` (``repr`` of the key: one text per key)."""
+    return hashlib.blake2b(repr(step.key(item)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class StepLedger:
@@ -91,12 +64,13 @@ class StepLedger:
 
 
 class SeenStore:
-    """What ``duplicate_question`` has seen: 16-byte digests and where each first copy is, in bounded memory.
+    """What the ``source`` steps have seen: 16-byte digests and where each first copy is, in bounded memory.
 
     The latest digests sit in a dict; every :data:`RECENT` of them are merged
     into sorted NumPy arrays (two 64-bit halves of the digest, 16 bytes a
     record), and the texts naming the first copies go to a file (``path``),
-    read back only for a duplicate. One store serves every table (a step of a source).
+    read back only for a duplicate (``path=None``: in memory). One store serves
+    every table (a step of a source).
 
     >>> import tempfile, os
     >>> store = SeenStore(os.path.join(tempfile.mkdtemp(), "seen"))
@@ -109,8 +83,8 @@ class SeenStore:
 
     RECENT = 1 << 14
 
-    def __init__(self, path: str | Path):
-        self.file = open(path, "w+b")
+    def __init__(self, path: str | Path | None = None):
+        self.file = io.BytesIO() if path is None else open(path, "w+b")
         self.tables: dict = {}
 
     def table(self, key) -> dict:
@@ -163,27 +137,32 @@ class SeenStore:
         self.file.close()
 
 
-class _Plain:
-    """A record-local filter or a transform: the base-class loop, batch after batch."""
+class _PerRecord:
+    """Scopes ``item`` and ``split``: :meth:`Filter.decide` on each record."""
 
-    def __init__(self, step: Filter, ctx: StepContext):
+    def __init__(self, step: Filter, ctx: StepContext, store, table_key):
         self.step, self.ctx = step, ctx
-        if isinstance(step, Transform):
-            step.rng = ctx.rng(step.name)  # one generator per split, as Transform.run makes it
 
     def feed(self, items: list) -> list:
-        return Filter.run(self.step, items, self.ctx) if items else []
+        step, ctx, kept = self.step, self.ctx, []
+        for item in items:
+            result = step.decide(item)
+            if isinstance(result, (str, tuple)):
+                reason, message = (result, "") if isinstance(result, str) else result
+                ctx.drop(item, reason, step.name, message)
+            else:
+                kept.append(result)
+        return kept
 
     def finish(self) -> list:
         return []
 
 
-class _ByPassage:
-    """``complete_options``, one passage at a time (the same draws as over the whole split)."""
+class _PerPassage:
+    """Scope ``passage``: :meth:`Filter.decide_passage` on the questions of each passage, as they come."""
 
-    def __init__(self, step: CompleteOptions, ctx: StepContext):
+    def __init__(self, step: Filter, ctx: StepContext, store, table_key):
         self.step, self.ctx = step, ctx
-        self.rng = ctx.rng(step.name)
         self.current, self.buffer, self.done = None, [], set()
 
     def feed(self, items: list) -> list:
@@ -205,28 +184,13 @@ class _ByPassage:
             return []
         self.done.add(self.current)
         items, self.buffer = self.buffer, []
-        return self.step.complete(items, self.ctx, self.rng)
+        return self.step.decide_passage(items, self.ctx)
 
 
-class _Whole:
-    """Any other step that overrides ``run``: it gets the whole split at the end."""
+class _PerSource:
+    """Scope ``source``: drop a record whose :meth:`Filter.key` came earlier in its source (in a :class:`SeenStore`)."""
 
-    def __init__(self, step: Filter, ctx: StepContext):
-        self.step, self.ctx, self.buffer = step, ctx, []
-
-    def feed(self, items: list) -> list:
-        self.buffer += items
-        return []
-
-    def finish(self) -> list:
-        items, self.buffer = self.buffer, []
-        return self.step.run(items, self.ctx)
-
-
-class _Dedup:
-    """``duplicate_question`` over every split of its source, remembered in a :class:`SeenStore`."""
-
-    def __init__(self, step: DuplicateQuestion, ctx: StepContext, store: SeenStore, table_key):
+    def __init__(self, step: Filter, ctx: StepContext, store: SeenStore, table_key):
         self.step, self.ctx, self.store = step, ctx, store
         self.table = store.table(table_key)
 
@@ -234,7 +198,7 @@ class _Dedup:
         if not items:
             return []
         if digests is None or any(d is None for d in digests):
-            digests = [dup_digest(item) for item in items]
+            digests = [key_digest(self.step, item) for item in items]
         first: dict[bytes, int] = {}  # digest -> the first record with it in this batch
         for i, digest in enumerate(digests):
             first.setdefault(digest, i)
@@ -252,32 +216,41 @@ class _Dedup:
         return []
 
 
+#: scope -> its runner, from the narrowest scope to the widest.
+RUNNERS = {"item": _PerRecord, "split": _PerRecord, "passage": _PerPassage, "source": _PerSource}
+#: What a step's decision may depend on (:mod:`builder.filters.base`): the scopes the runner runs.
+SCOPES = tuple(RUNNERS)
+
+
 class Chain:
     """Steps ``steps[start:]`` of one split as streaming runners; drops go to ``ctx.ledger`` with their position.
 
-    ``store`` and ``source`` are needed only when a ``duplicate_question`` step is among them.
+    ``store`` and ``source`` name the :class:`SeenStore` table of a ``source`` step (``(source, position)``):
+    pass the same store for every split of a source (default: a store of this chain's own, in memory).
     """
 
     def __init__(self, steps: list, start: int, ctx: StepContext, store: SeenStore | None = None, source=None):
         self.ctx, self.runners, self.positions = ctx, [], []
         for position in range(start, len(steps)):
             step = steps[position]
-            if type(step) is DuplicateQuestion:
-                runner = _Dedup(step, ctx, store, (source, position))
-            elif type(step) is CompleteOptions:
-                runner = _ByPassage(step, ctx)
-            elif type(step).run in (Filter.run, Transform.run):
-                runner = _Plain(step, ctx)
-            else:
-                runner = _Whole(step, ctx)
-            self.runners.append(runner)
+            runner = RUNNERS.get(step.scope)
+            if runner is None:
+                raise TypeError(f"filter {type(step).__name__} ({step.name!r}) declares scope {step.scope!r}; "
+                                f"a filter must declare one of {', '.join(SCOPES)}")
+            if step.scope == "source" and store is None:
+                store = SeenStore()
+            step.start(ctx)
+            self.runners.append(runner(step, ctx, store, (source, position)))
             self.positions.append(position)
 
     def feed(self, items: list, digests: list | None = None) -> list:
-        """The records of ``items`` that pass every step so far (some may be held back until :meth:`finish`)."""
+        """The records of ``items`` that pass every step so far (some may be held back until :meth:`finish`).
+
+        ``digests``: the :func:`key_digest` of each record for a first step of scope ``source``, when known.
+        """
         for k, runner in enumerate(self.runners):
             self.ctx.ledger.position = self.positions[k]
-            if k == 0 and isinstance(runner, _Dedup):
+            if k == 0 and isinstance(runner, _PerSource):
                 items = runner.feed(items, digests)
             else:
                 items = runner.feed(items)
@@ -291,5 +264,5 @@ class Chain:
             carry = runner.feed(carry) + runner.finish()
         return carry
 
-    def first_is_dedup(self) -> bool:
-        return bool(self.runners) and isinstance(self.runners[0], _Dedup)
+    def first_is_source(self) -> bool:
+        return bool(self.runners) and isinstance(self.runners[0], _PerSource)

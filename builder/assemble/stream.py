@@ -1,32 +1,29 @@
 """Streaming assembly: records flow from the readers through the filters in batches and onto disk.
 
-What :func:`builder.assemble.assemble_records` does with every record in
-lists, this module does with bounded memory, using the cores:
+With bounded memory, using the cores:
 
 1. **Plan** (this process): each source's files, per native split, in chunks
    of :data:`FILES_PER_TASK`; an error met while planning (a missing folder)
    waits its turn, so errors surface in the order one process meets them.
-2. **Read and filter** (worker processes, :mod:`builder.assemble_pool`): a task
-   parses its files and runs the steps it may run (:func:`builder.assemble_steps.kind`):
-   the record-local filters, and when the task holds its whole split, the
-   transforms and ``complete_options`` too, up to the first step that needs
-   every split of the source (``duplicate_question``, whose key digest the
-   worker computes). Results come back in batches of :data:`BATCH` records,
-   in task order.
-3. **The rest of the steps** (this process), batch by batch
-   (:class:`builder.assemble_steps.Chain`); the survivors of a split are
-   pickled to a spill file, its drops to one file per step.
-4. **At the end of a split** its size ``n`` is known: the answer shuffle draws
-   the same numbers as :func:`builder.shuffle.shuffle_options` (a seeded
-   permutation of ``n`` positions, then the wrong options' order in chunks,
-   which NumPy draws identically), the rows go to the writers of
-   :mod:`builder.assemble_output` and the split's drops to ``dropped.jsonl``,
-   reader errors first, then step by step, as the in-memory assembly orders them.
+2. **Read and filter** (worker processes, :func:`schemas.runtime.fanout.ordered_map`):
+   a task parses its files and runs the steps it may run, by their declared
+   scope (:data:`builder.filters.base.SCOPES`, :func:`stops`): the ``item``
+   steps, and when the task holds its whole split, the ``split`` and
+   ``passage`` steps too, up to the first ``source`` step (duplicates across
+   the splits of a source), whose key digest the worker computes. Results
+   come back in batches of :data:`BATCH` records, in task order.
+3. **The rest of the steps** (this process), batch by batch, through the one
+   runner (:class:`builder.filters.runner.Chain`); the survivors of a split
+   are pickled to a spill file, its drops to one file per step.
+4. **At the end of a split** its size ``n`` is known: the answer shuffle
+   (:func:`builder.assemble.shuffle.shuffle_split`) draws the correct
+   positions of the ``n`` rows, then the wrong options' order batch by batch;
+   the rows go to the writers of :mod:`builder.assemble.output` and the
+   split's drops to ``dropped.jsonl``, reader errors first, then step by step.
 
-The records, ledger, counts and the bytes of the JSONL, TSV and ledger files
-equal the in-memory assembly's, whatever the number of workers; Parquet
-files hold the same table, in row groups of at most
-:data:`builder.assemble_output.ROW_GROUP_TEXT` characters.
+The records, ledger, counts and the bytes of every output file do not depend
+on the number of workers; Parquet files are written in row groups of at most
+:data:`builder.assemble.output.ROW_GROUP_TEXT` characters.
 """
 from __future__ import annotations
 
@@ -39,15 +36,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
+from schemas.errors import RecipeError
+from schemas.runtime.fanout import ordered_map
 
-from .assemble_output import Outputs
-from .assemble_pool import DONE, ordered_results
-from .assemble_steps import NO_META, Chain, SeenStore, StepLedger, dup_digest, kind
-from .filters import FourOptions, Ledger, StepContext, get_filter
-from .filters.duplicate_question import DuplicateQuestion
-from .readers.base import BadRecord, RawMCItem
-from .shuffle import balanced_positions
+from ..filters import FourOptions, StepContext, get_filter
+from ..filters.runner import Chain, SeenStore, StepLedger, key_digest
+from ..readers import get_reader
+from ..readers.base import BadRecord, RawMCItem
+from .counts import Count, CountLedger, InternalError, output_splits
+from .output import Outputs
+from .shuffle import shuffle_split
 
 #: Files per task (RACE: about 450 questions).
 FILES_PER_TASK = 128
@@ -56,17 +54,6 @@ BATCH = 1024
 
 #: ``(recipe, on_error, seed)`` of the running assembly; forked workers inherit it.
 _STATE: list = []
-
-
-class CountLedger(Ledger):
-    """The counts of a streamed ledger; its entries are in ``dropped.jsonl``, not in memory."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.total = 0
-
-    def __len__(self) -> int:
-        return self.total
 
 
 @dataclass(frozen=True)
@@ -80,33 +67,52 @@ class Task:
     last: bool  # last task of its split
 
 
+def _reader(recipe: Recipe, index: int, spec: SourceSpec, on_error: str):
+    cls = get_reader(spec.reader)
+    try:
+        return cls(spec.path, list(spec.splits), on_error=on_error, **dict(spec.options))
+    except RecipeError as err:
+        if err.file:
+            raise
+        key = f"sources[{index}]" + (f".{err.field}" if err.field else "")
+        raise RecipeError(err.message, file=recipe.file, field=key) from None
+
+
 def build_steps(spec) -> list:
     return [get_filter(f.name, **dict(f.params)) for f in spec.filters] + [FourOptions()]
 
 
-def _stops(steps) -> tuple[int, int]:
-    """How far a worker may run: ``(with part of a split, with the whole split)``."""
-    kinds = [kind(s) for s in steps]
-    part = next((k for k, x in enumerate(kinds) if x != "local"), len(kinds))
-    whole = next((k for k, x in enumerate(kinds) if x == "source"), len(kinds))
+def stops(steps) -> tuple[int, int]:
+    """How far a worker may run ``steps``: ``(with part of a split, with the whole split)``.
+
+    With part of a split, up to the first step that is not of scope ``item``;
+    with the whole split, up to the first of scope ``source``.
+
+    >>> stops([get_filter("fill_in_blank"), get_filter("complete_options"), get_filter("duplicate_question"),
+    ...        FourOptions()])
+    (1, 2)
+    """
+    scopes = [step.scope for step in steps]
+    part = next((k for k, scope in enumerate(scopes) if scope != "item"), len(scopes))
+    whole = next((k for k, scope in enumerate(scopes) if scope == "source"), len(scopes))
     return part, whole
 
 
 def precomputed(steps, stop: int) -> bool:
-    """Whether the steps after a ``duplicate_question`` at ``stop`` are all record-local.
+    """Whether the steps after a ``source`` step at ``stop`` are all of scope ``item``.
 
-    Their verdicts then depend on the record alone, and ``duplicate_question``
+    Their verdicts then depend on the record alone, and a ``source`` step
     does not change records, so a worker computes them for every record it
     sends and this process only applies them to the records kept.
     """
-    return (stop < len(steps) and type(steps[stop]) is DuplicateQuestion
-            and all(kind(s) == "local" for s in steps[stop + 1:]))
+    return (stop < len(steps) and steps[stop].scope == "source"
+            and all(step.scope == "item" for step in steps[stop + 1:]))
 
 
-def _verdict(steps, stop: int, item):
+def verdict(steps, stop: int, item):
     """The first drop that ``steps[stop + 1:]`` make of ``item``: ``(position, reason, message)``, or None."""
     for position in range(stop + 1, len(steps)):
-        got = steps[position]._verdict(item, None)
+        got = steps[position].decide(item)
         if isinstance(got, (str, tuple)):
             reason, message = (got, "") if isinstance(got, str) else got
             return position, reason, message
@@ -115,8 +121,6 @@ def _verdict(steps, stop: int, item):
 
 def plan(recipe, on_error: str, info: dict):
     """The tasks of every source in order; ``info[index]`` gets ``(license, number of files)``."""
-    from .assemble import InternalError, _reader
-
     for index, spec in enumerate(recipe.sources):
         try:
             reader = _reader(recipe, index, spec, on_error)
@@ -136,7 +140,7 @@ def plan(recipe, on_error: str, info: dict):
         files = {native: (len(paths), "\0".join(paths)) for native, paths in listed.items()}
         del listed
         info[index] = (license_, total)
-        part, whole = _stops(build_steps(spec))
+        part, whole = stops(build_steps(spec))
         for native, (count, joined) in files.items():
             n_tasks = max(1, -(-count // FILES_PER_TASK))
             start = 0
@@ -165,8 +169,6 @@ _FOLDERS = itertools.count()
 
 def run_task(task: Task):
     """Read a task's files and run ``steps[:task.stop]``; yield ``(read, files, items, drops)`` batches."""
-    from .assemble import InternalError, _reader
-
     recipe, on_error, seed = _STATE
     spec = recipe.sources[task.source]
     if task.source not in _READERS:
@@ -177,14 +179,14 @@ def run_task(task: Task):
     ledger = StepLedger()
     ctx = StepContext(spec.name, task.native, spec.splits[task.native], seed, ledger)
     chain = Chain(steps[:task.stop], 0, ctx)
-    digest = task.stop < len(steps) and type(steps[task.stop]) is DuplicateQuestion
+    digest = steps[task.stop] if task.stop < len(steps) and steps[task.stop].scope == "source" else None
     pre = precomputed(steps, task.stop)
-    meta = not pre and any(type(s) not in NO_META for s in steps[task.stop:])
+    meta = not pre and any(step.uses_meta for step in steps[task.stop:])
 
     def pack(items, read, files):
         out = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct, it.file,
-                it.record, it.meta if meta else None, dup_digest(it) if digest else None,
-                _verdict(steps, task.stop, it) if pre else None) for it in items]
+                it.record, it.meta if meta else None, key_digest(digest, it) if digest else None,
+                verdict(steps, task.stop, it) if pre else None) for it in items]
         drops = [(pos, d.reason, drop_line(d)) for pos, d in ledger.drops]
         ledger.drops = []
         return read, files, out, drops
@@ -209,40 +211,10 @@ def run_task(task: Task):
     yield pack(chain.feed(batch) + chain.finish(), read, files)
 
 
-def shuffled_columns(rows: list[tuple], positions: np.ndarray, orders: np.ndarray) -> dict[str, list]:
-    """Output columns of kept rows, options shuffled as :func:`builder.shuffle.shuffle_options` does.
-
-    Row ``r``'s correct option goes to slot ``positions[r]``; its wrong options,
-    in their corpus order, fill the other slots in the order ``orders[r]``.
-
-    >>> row = ("race", "p", "p#0", "Text.", "Why?", ["w", "x", "y", "z"], [1], "f", "#0")
-    >>> cols = shuffled_columns([row], np.array([0]), np.array([[2, 0, 1]]))
-    >>> [cols[f"answer{k}"][0] for k in range(1, 5)], cols["correct_answer"], cols["correct_answer_num"]
-    (['x', 'z', 'w', 'y'], ['x'], [1])
-    """
-    corpus, pid, qid, passage, question, opts, correct, files, records = (list(c) for c in zip(*rows))
-    m = len(rows)
-    right = np.array([c[0] for c in correct], dtype=np.int64)[:, None]
-    positions = np.asarray(positions, dtype=np.int64)[:, None]
-    slot = np.arange(4)[None, :]
-    k = orders[np.arange(m)[:, None], np.minimum(np.where(slot > positions, slot - 1, slot), 2)]
-    source = np.where(slot == positions, right, k + (k >= right))  # the j-th wrong option is option j or j + 1
-    table = np.empty((m, 4), dtype=object)
-    table[:] = opts if m else table
-    answers = table[np.arange(m)[:, None], source]
-    return {"passage_id": pid, "question_id": qid, "passage": passage, "question": question,
-            **{f"answer{s + 1}": answers[:, s].tolist() for s in range(4)},
-            "correct_answer": table[np.arange(m), right[:, 0]].tolist(),
-            "correct_answer_num": (positions[:, 0] + 1).tolist(), "corpus": corpus, "file": files,
-            "record": records}
-
-
 class _SplitRun:
     """One native split in this process: the remaining steps, the spill, the drops by step."""
 
     def __init__(self, result, task: Task, steps, license_: str, store: SeenStore, spill: Path):
-        from .assemble import Count
-
         recipe = result.recipe
         self.spec = spec = recipe.sources[task.source]
         self.native, self.split, self.license = task.native, spec.splits[task.native], license_
@@ -283,9 +255,9 @@ class _SplitRun:
         self._drops(drops)
         items = [RawMCItem(c, self.native, p, q, text, question, opts, correct, f, r, meta or {})
                  for c, p, q, text, question, opts, correct, f, r, meta, _, _ in rows]
-        digests = [row[10] for row in rows] if self.chain.first_is_dedup() else None
+        digests = [row[10] for row in rows] if self.chain.first_is_source() else None
         kept = self.chain.feed(items, digests)
-        if self.pre:  # the verdicts of the record-local steps after duplicate_question, from the worker
+        if self.pre:  # the verdicts of the item steps after the source step, from the worker
             verdicts = {id(item): row[11] for item, row in zip(items, rows)}
             survivors = []
             for item in kept:
@@ -302,17 +274,9 @@ class _SplitRun:
     def finish(self, outputs: Outputs) -> None:
         self._keep(self.chain.finish())
         self.kept_file.close()
-        rng = self.ctx.rng("shuffle")
-        positions = balanced_positions(self.kept, rng)  # the draws of builder.shuffle.shuffle_options
-        done = 0
         with open(self.folder / "kept.pickle", "rb") as fh:
-            while done < self.kept:
-                rows = pickle.load(fh)
-                m = len(rows)
-                orders = rng.permuted(np.tile(np.arange(3), (m, 1)), axis=1)
-                outputs.rows(self.split, self.spec.name, self.license,
-                             shuffled_columns(rows, positions[done:done + m], orders))
-                done += m
+            for cols in shuffle_split(_spilled(fh, self.kept), self.kept, self.ctx.rng("shuffle")):
+                outputs.rows(self.split, self.spec.name, self.license, cols)
         for pos in sorted(self.buckets):
             self.buckets[pos].close()
             with open(self.folder / f"drops{pos + 1}.jsonl", encoding="utf-8") as fh:
@@ -322,10 +286,17 @@ class _SplitRun:
         shutil.rmtree(self.folder)
 
 
+def _spilled(fh, n: int):
+    """The batches of kept rows pickled to ``fh``, ``n`` rows in all."""
+    done = 0
+    while done < n:
+        rows = pickle.load(fh)
+        done += len(rows)
+        yield rows
+
+
 def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | None = None) -> list[str]:
     """Assemble ``result.recipe`` into ``folder`` (a staging folder), fill ``result``'s counts, return the files."""
-    from .assemble import output_splits
-
     recipe = result.recipe
     result.ledger = CountLedger()
     result.n_rows = {split: 0 for split in output_splits(recipe)}
@@ -338,7 +309,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
         with contextlib.ExitStack() as stack:
             outputs = Outputs(Path(folder), output_splits(recipe), recipe.formats, recipe.language, stack)
             current, steps, progress = None, None, _Progress(wrap)
-            for task, payload in ordered_results(run_task, plan(recipe, result.on_error, info), jobs=jobs):
+            for task, payloads in ordered_map(run_task, plan(recipe, result.on_error, info), jobs=jobs):
                 if current is None:
                     spec = recipe.sources[task.source]
                     if task.first and (steps is None or steps[0] != task.source):
@@ -347,13 +318,12 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
                         steps = (task.source, build_steps(spec))
                         progress.start(total, f"reading {spec.name}")
                     current = _SplitRun(result, task, steps[1], info[task.source][0], store, spill)
-                if payload is DONE:
-                    progress.advance(len(task.files))
-                    if task.last:
-                        current.finish(outputs)
-                        current = None
-                else:
+                for payload in payloads:
                     current.take(payload)
+                progress.advance(len(task.files))
+                if task.last:
+                    current.finish(outputs)
+                    current = None
             progress.start(0, "")
             names = outputs.finish()
             result.check_counts()  # before the files are renamed into place
@@ -383,4 +353,4 @@ class _Progress:
                 next(self.it, None)
 
 
-__all__ = ["stream_assembly", "plan", "run_task", "Task", "CountLedger", "shuffled_columns"]
+__all__ = ["stream_assembly", "plan", "run_task", "Task", "stops", "precomputed"]
