@@ -122,3 +122,39 @@ def test_reader_errors_exit_1_or_are_counted_under_skip(tmp_path, reader, folder
                       if d["step"] == "reader"}
     assert reader_reasons and reader_reasons <= {d["reason"] for d in manifest["dropped"]}
     assert all(c["read"] == c["kept"] + c["dropped"] for c in manifest["counts"])
+
+
+# --- the task the command adapts (builder.tasks.assemble) ---------------------------------------------------
+
+def test_the_task_returns_what_the_command_prints_and_the_drops_as_ledger_rows(tmp_path):
+    import dataclasses
+
+    from builder.tasks.assemble import AssembleOptions, AssembleResult, run_assemble
+    from schemas.ledger import DropRow
+
+    options = AssembleOptions(recipe=CRAFTED / "bad-race.yaml", out=tmp_path / "task", on_error="skip", seed=3, jobs=2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.seed = 4
+    assert (AssembleOptions(EXAMPLE, tmp_path).on_error, AssembleOptions(EXAMPLE, tmp_path).seed,
+            AssembleOptions(EXAMPLE, tmp_path).jobs) == ("raise", None, 1)
+    done = run_assemble(options)
+    assert isinstance(done, AssembleResult) and done.warnings == []
+    assert done.drops == [DropRow("RACE", "fill_in_blank", 1, split="train"),
+                          DropRow("RACE", "malformed_json", 1, split="train")]
+    assert done.manifest == json.loads((tmp_path / "task" / "manifest.json").read_text(encoding="utf-8"))
+    assert (done.manifest["seed"], done.manifest["on_error"], done.result.seed) == (3, "skip", 3)
+    cli_run = invoke("assemble", CRAFTED / "bad-race.yaml", "--out", tmp_path / "task", "--on-error", "skip",
+                     "--seed", "3", "-j", "1")
+    assert cli_run.exit_code == 0, cli_run.output
+    assert cli_run.stdout == "\n".join(done.lines) + "\n"  # the command prints the task's lines, byte for byte
+    assert done.lines[-1] == f"wrote {tmp_path / 'task'}: train 4 rows; 2 dropped (dropped.jsonl); manifest.json"
+
+
+def test_the_task_reports_no_progress_off_a_terminal(tmp_path):
+    from builder.tasks.assemble import AssembleOptions, run_assemble
+    from builder.tasks.base import Reporter
+
+    lines = []
+    run_assemble(AssembleOptions(CRAFTED / "bad-race.yaml", tmp_path / "o", on_error="skip"),
+                 Reporter(write=lines.append, terminal=False))
+    assert lines == []
