@@ -8,14 +8,13 @@ corpus), and when the recipe asks ``<split>.jsonl`` and ``<split>.tsv``; then
 when complete (:func:`schemas.io.atomic_path`), inside the staging folder
 that replaces the output folder as a whole.
 
-The lines are the ones the in-memory writer (:mod:`builder.assemble`) makes:
-``json.dumps(row, ensure_ascii=False, sort_keys=True)`` and ``csv.writer``
-with tabs and minimal quoting; ``tests/assemble/test_assemble_streaming.py``
-checks both against the standard library on generated text. Arrow arrays are
-built from one buffer per column (:func:`string_array`). The row-group
-boundaries depend only on the rows, so the bytes do not depend on the number
-of workers; an output of fewer rows than one row group holds is
-byte-identical to the in-memory writer's.
+The lines are what ``json.dumps(row, ensure_ascii=False, sort_keys=True)``
+and ``csv.writer`` with tabs and minimal quoting write;
+``tests/assemble/test_assemble_streaming.py`` checks both against the
+standard library on generated text. Arrow arrays are built from one buffer
+per column (:func:`string_array`). The row-group boundaries depend only on
+the rows, so the bytes do not depend on the number of workers; an output of
+fewer rows than one row group holds is one table written at once.
 """
 from __future__ import annotations
 
