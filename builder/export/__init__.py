@@ -9,6 +9,6 @@ optionally, lm-evaluation-harness tasks), which
 from __future__ import annotations
 
 from .audit import Audit, SplitAudit, audit_dataset
-from .writer import Exported, ExportInput, read_input, write_export
+from .writer import ExportInput, read_input, write_export
 
-__all__ = ["Audit", "SplitAudit", "audit_dataset", "Exported", "ExportInput", "read_input", "write_export"]
+__all__ = ["Audit", "SplitAudit", "audit_dataset", "ExportInput", "read_input", "write_export"]

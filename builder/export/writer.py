@@ -86,17 +86,6 @@ class ExportInput:
     hub_repo: str | None = None
 
 
-@dataclass
-class Exported:
-    """What an export wrote: its folder, variants, files (path -> rows, bytes, sha256), terms, lm-eval tasks."""
-
-    out: Path
-    variants: list[str]
-    files: dict[str, dict]
-    terms: str
-    lm_eval_tasks: list[str]
-
-
 def slug(name: str) -> str:
     """A task- and config-safe name: letters, digits and ``_``.
 
@@ -203,11 +192,11 @@ def read_input(built, out, *, license_id: str | None = None, source: str | None 
     ds = load_dataset_dir(built)
     check_config_names(ds)
     published = get_schema(schema, ds.kind, ds.variants)
-    audit = audit_dataset(built, license_id=license_id, source=source, loaded=ds)
-    check_releasable(audit, built)
+    audit = audit_dataset(ds.root, license_id=license_id, source=source, loaded=ds)
+    check_releasable(audit, ds.root)
     manifest = ds.manifest or {}
     build_info = manifest.get("build", manifest)
-    name = slug(name or manifest.get("name") or manifest.get("recipe") or built.resolve().name)
+    name = slug(name or manifest.get("name") or manifest.get("recipe") or ds.root.resolve().name)
     reports = _reports(ds.root)
     if card_reports is not None:  # builder release: the reports of its own stages
         reports = {"agreement.json": card_reports.get("agreement"), "qc_report.json": card_reports.get("qc"),
@@ -222,8 +211,12 @@ def read_input(built, out, *, license_id: str | None = None, source: str | None 
 
 def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_data_root: str | None = None,
                  gate_failing_allowed: bool = False, jobs: int = 1, backend: str = "local",
-                 address: str | None = None, progress: Callable[[str, int, int], None] | None = None) -> Exported:
+                 address: str | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> tuple[dict[str, dict], list[str]]:
     """The writing steps, into one staging folder that replaces ``out`` only when complete.
+
+    Returns the files written (export-relative path -> rows, bytes, sha256: the manifest's entries,
+    in the order they were written) and the lm-eval task names.
 
     ``lm_eval``: also the task YAMLs (read from ``lm_eval_data_root``, else the Hub repo, else paths
     relative to the tasks); ``gate_failing_allowed``: the card says the gate failed and the release
@@ -246,5 +239,4 @@ def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_dat
                                            schema=source.published.name)
             files.update({f"lm_eval/{f}": {} for f in written})
         write_manifest(stage, source, variants.sizes, files, tasks)
-    return Exported(out=out, variants=source.dataset.variants, files=files, terms=source.audit.overall.terms,
-                    lm_eval_tasks=tasks)
+    return files, tasks

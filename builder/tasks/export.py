@@ -101,14 +101,14 @@ def run_export(options: ExportOptions, report: Reporter = QUIET) -> ExportResult
                         lm_eval_data_root=o.lm_eval_data_root,
                         card_reports=None if o.card_reports is None else dict(o.card_reports))
     with contextlib.ExitStack() as stack:
-        written = write_export(source, o.out, lm_eval=o.lm_eval, lm_eval_data_root=o.lm_eval_data_root,
-                               gate_failing_allowed=o.gate_failing_allowed, jobs=o.jobs, backend=o.backend,
-                               address=o.address, progress=report.lazy_progress(stack, "export", "variants written"))
-    tasks = f", {len(written.lm_eval_tasks)} lm-eval task(s)" if o.lm_eval else ""
-    line = (f"exported {len(written.variants)} variant(s), {len(written.files)} file(s){tasks} to {written.out} "
-            f"(terms: {written.terms})")
-    return ExportResult(lines=[line], out=written.out, variants=written.variants, files=written.files,
-                        terms=written.terms, lm_eval_tasks=written.lm_eval_tasks)
+        files, tasks = write_export(source, o.out, lm_eval=o.lm_eval, lm_eval_data_root=o.lm_eval_data_root,
+                                    gate_failing_allowed=o.gate_failing_allowed, jobs=o.jobs, backend=o.backend,
+                                    address=o.address,
+                                    progress=report.lazy_progress(stack, "export", "variants written"))
+    out, variants, terms = Path(o.out), source.dataset.variants, source.audit.overall.terms
+    counted = f", {len(tasks)} lm-eval task(s)" if o.lm_eval else ""
+    line = f"exported {len(variants)} variant(s), {len(files)} file(s){counted} to {out} (terms: {terms})"
+    return ExportResult(lines=[line], out=out, variants=variants, files=files, terms=terms, lm_eval_tasks=tasks)
 
 
 @dataclass(frozen=True)
