@@ -1,10 +1,8 @@
-"""Pieces shared by the subcommands: the context object, options, messages, progress."""
+"""Pieces shared by the subcommands: the context object (and the task reporter it makes), options, messages."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,51 +126,6 @@ def backend_option(f):
 
 def _is_terminal() -> bool:
     return sys.stderr.isatty()
-
-
-@contextlib.contextmanager
-def stage_progress(app, stage: str, total: int, noun: str = "tasks done", *, steps: int = 10,
-                   interval: float = 10.0, clock=time.monotonic):
-    """A ``progress(label, done, total)`` callback for a long stage, or None with ``-q`` (or nothing to do).
-
-    On a terminal: a rich progress bar on stderr, removed when the block ends.
-    Otherwise (CI logs, pipes): plain lines ``STAGE: DONE/TOTAL NOUN (LABEL)``
-    on stderr, one each time another 1/``steps`` of the work is done (10%)
-    or ``interval`` seconds have passed since the last line, whichever comes
-    first, and always the last one. ``clock`` is the time source.
-
-    >>> import contextlib, sys
-    >>> with contextlib.redirect_stderr(sys.stdout), stage_progress(AppContext(), "qc", 25, "variants checked",
-    ...                                                             clock=lambda: 0) as report:
-    ...     for done in range(1, 26):
-    ...         report(f"v{done}", done, 25)  # doctest: +ELLIPSIS
-    qc: 3/25 variants checked (v3)
-    qc: 5/25 variants checked (v5)
-    qc: 8/25 variants checked (v8)
-    ...
-    qc: 25/25 variants checked (v25)
-    """
-    if app.quiet or not total:
-        yield None
-        return
-    if not _is_terminal():
-        last = {"done": 0, "at": clock()}
-
-        def line(label, done, n):
-            now = clock()
-            if done >= n or done * steps // n > last["done"] * steps // n or now - last["at"] >= interval:
-                click.echo(f"{stage}: {done}/{n} {noun} ({label})", err=True)
-                last.update(done=done, at=now)
-
-        yield line
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn(stage), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("", total=total)
-        yield lambda label, done, n: bar.update(task, completed=done, description=label)
 
 
 class OutputFolder(click.ParamType):

@@ -105,13 +105,13 @@ def test_bad_arguments_are_one_line_usage_errors():
     assert fan_out(square, [], jobs=4) == []
 
 
-# -- progress of a stage (builder.cli.common.stage_progress) -------------------------------------------------
+# -- progress of a stage (the CLI's reporter: builder.tasks.base.Reporter.progress) ----------------------------
 
 def test_plain_progress_lines_every_tenth_or_every_ten_seconds_and_the_last(capsys):
-    from builder.cli.common import AppContext, stage_progress
+    from builder.cli.common import AppContext
 
     now = [0.0]
-    with stage_progress(AppContext(), "evaluate", 200, "runs done", clock=lambda: now[0]) as report:
+    with AppContext().reporter().progress("evaluate", 200, "runs done", clock=lambda: now[0]) as report:
         for done in range(1, 201):
             if done == 55:
                 now[0] += 10.0  # ten seconds pass during the 55th task
@@ -120,7 +120,7 @@ def test_plain_progress_lines_every_tenth_or_every_ten_seconds_and_the_last(caps
     shown = [int(line.split()[1].split("/")[0]) for line in lines]
     assert shown == [20, 40, 55, 60, 80, 100, 120, 140, 160, 180, 200]
     assert lines[-1] == "evaluate: 200/200 runs done (v200)"
-    with stage_progress(AppContext(quiet=True), "evaluate", 200) as report:
+    with AppContext(quiet=True).reporter().progress("evaluate", 200) as report:
         assert report is None
 
 
