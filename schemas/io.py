@@ -9,6 +9,8 @@ without pandas metadata that carries timestamps.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import csv
 import hashlib
 import io
@@ -88,7 +90,34 @@ def write_parquet_atomic(path: str | os.PathLike, table) -> Path:
     return Path(path)
 
 
+_SHA256_STORE: contextvars.ContextVar[dict | None] = contextvars.ContextVar("sha256_store", default=None)
+
+
+@contextlib.contextmanager
+def sha256_store(store: dict):
+    """While the block runs, :func:`sha256_file` hashes each file once: ``store`` maps its absolute path
+    to its digest. The release runs its stages inside one store (a file read by several stages is
+    hashed once per run) and removes a stage's output from it before the stage replaces it.
+    """
+    token = _SHA256_STORE.set(store)
+    try:
+        yield store
+    finally:
+        _SHA256_STORE.reset(token)
+
+
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """The sha256 of a file's bytes (once per file inside :func:`sha256_store`)."""
+    store = _SHA256_STORE.get()
+    if store is None:
+        return _sha256_bytes_of(path, chunk)
+    key = os.path.abspath(path)
+    if key not in store:
+        store[key] = _sha256_bytes_of(path, chunk)
+    return store[key]
+
+
+def _sha256_bytes_of(path: str | os.PathLike, chunk: int) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while block := fh.read(chunk):

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from .runtime.provenance import recorded_path
 from .errors import LicenseError, ToolkitError
 from .license_registry import get_license, known_ids
 from .license_terms import EMPTY, Terms, combine
@@ -146,7 +147,7 @@ class LicenseContext:
         declared = self.license
         if declared:
             json_path = (self.folder / "variant.json") if self.folder is not None else Path("variant.json")
-            return declared, f"variant.json ({json_path})", {"file": json_path, "field": "license"}
+            return declared, f"variant.json ({recorded_path(json_path)})", {"file": json_path, "field": "license"}
         if self.fallback:
             return self.fallback, self.fallback_field, {"field": self.fallback_field}
         return None, "", {}

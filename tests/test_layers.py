@@ -19,6 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 PACKAGES = ("schemas", "data_cards", "annotation", "qc", "builder")
+PIPELINE = ("cli", "release", "tasks", "assemble", "variants", "export", "evaluation", "recipe", "filters", "readers")
 RUNTIME_FORBIDDEN = ("codes", "dataset", "features", "io", "licensing", "records", "scripts", "splits", "tables",
                      "variant")
 
@@ -66,6 +67,11 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     (src / "qc" / "upward.py").write_text("def f():\n    import builder\n    return builder\n")
     (src / "schemas" / "upward.py").write_text("from qc import upward\n")
     (src / "annotation" / "sideways.py").write_text("import qc.upward\n")
+    for layer in PIPELINE:  # the pipeline's floors, empty
+        (src / "builder" / layer).mkdir()
+        (src / "builder" / layer / "__init__.py").write_text("")
+    # the release drives the CLI
+    (src / "builder" / "release" / "steps.py").write_text("def f():\n    from builder.cli import main\n")
     # the runtime imports a contract module other than the error family
     (src / "schemas" / "runtime").mkdir()
     (src / "schemas" / "runtime" / "__init__.py").write_text("")
@@ -83,4 +89,74 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
                                ("annotation.sideways", "qc.upward")]:
         assert f"{importer} -> {imported}" in out, out
     assert "Runtime: schemas.runtime imports only schemas.errors BROKEN" in out, out
+    assert "Pipeline: cli > release > tasks > stages > assembly recipe > filters > readers BROKEN" in out, out
+    assert "builder.release.steps -> builder.cli" in out, out
     assert "schemas.runtime.bad -> schemas.codes" in out, out
+
+
+def import_cycles(packages=PACKAGES) -> list[list[str]]:
+    """Every group of modules that import each other, directly or through others (lazy imports
+    count: grimp reads every import statement), as sorted lists; none when the graph is acyclic."""
+    import sys
+
+    import grimp
+
+    graph = grimp.build_graph(*packages, include_external_packages=False)
+    edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(edges) + 100))
+    try:
+        for module in sorted(edges):
+            if module not in index:
+                visit(module)
+    finally:
+        sys.setrecursionlimit(limit)
+    return sorted(cycles)
+
+
+def test_no_module_imports_itself_through_others():
+    assert import_cycles() == []
+
+
+def test_a_cycle_is_found(tmp_path, monkeypatch):
+    pkg = tmp_path / "loopy"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("def f():\n    from . import c\n")
+    (pkg / "c.py").write_text("import loopy.a\n")
+    (pkg / "d.py").write_text("from . import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles(("loopy",)) == [["loopy.a", "loopy.b", "loopy.c"]]
+
+
+def test_no_loose_assembly_modules():
+    assert not sorted(p.name for p in (ROOT / "builder").glob("assemble_*.py"))
+    assert not (ROOT / "builder" / "assemble.py").exists()

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import click
 
-from .common import AppContext, OutputFolder, backend_option, jobs_option, pass_app
+from schemas.errors import ExitStatus, ToolkitError, os_reason
+
+from .common import AppContext, OutputFolder, backend_option, echo_error, jobs_option, pass_app
 
 
 @click.command()
@@ -35,15 +37,22 @@ def release(app: AppContext, recipe: Path, out: Path, from_stage: str | None, al
     from builder.release.recipe import load_release_recipe
 
     spec = load_release_recipe(recipe)
-    plan = make_plan(spec, out, jobs=jobs, quiet=app.quiet, verify=app.verify, allow_failing_gate=allow_failing_gate,
+    plan = make_plan(spec, out, jobs=jobs, quiet=app.quiet, allow_failing_gate=allow_failing_gate,
                      backend=backend, address=address)
     try:
         result = run_release(plan, from_stage=from_stage, allow_failing_gate=allow_failing_gate, say=app.info)
     except StageStopped as stop:
-        if stop.code not in (130, 143):  # an interruption printed its one line already
-            app.info(f"release: stopped at stage {stop.stage} (its paths are relative to {out}); earlier stages "
-                     "are kept, run again to resume")
-        click.get_current_context().exit(stop.code)
+        err = stop.error
+        if app.traceback or not isinstance(err, (ToolkitError, OSError)):
+            raise err from stop
+        if isinstance(err, ToolkitError):
+            echo_error(str(err))
+            code = int(err.exit_code)
+        else:  # an I/O error no reader or writer turned into a ToolkitError: one line, as any command
+            echo_error(f"{err.filename + ': ' if err.filename else ''}{os_reason(err)}")
+            code = int(ExitStatus.USAGE)
+        app.info(f"release: stopped at stage {stop.stage}; earlier stages are kept, run again to resume")
+        click.get_current_context().exit(code)
     ran = sum(1 for _, status, _ in result.stages if status == "ran")
     skipped = len(result.stages) - ran
     report = out / "report.html"

@@ -20,21 +20,22 @@ from typing import Callable
 
 from schemas.errors import UsageError
 from schemas.runtime.provenance import tool_info
-from schemas.io import write_json_atomic, write_text_atomic
+from schemas.io import sha256_store, write_json_atomic, write_text_atomic
 from schemas.runtime.outputs import MARKER, check_replaceable, fault_point
 
 from .plan import Plan
 from .stages import Recorder
 
-INTERRUPTED = (130, 143)
-
 
 class StageStopped(Exception):
-    """A stage's command ended with an exit code that stops the release (it printed its own error)."""
+    """A stage's task raised an error: the release stops there (``error`` is the task's own error)."""
 
-    def __init__(self, stage: str, code: int):
-        super().__init__(f"stage {stage} exited with {code}")
-        self.stage, self.code = stage, code
+    def __init__(self, stage: str, error: BaseException):
+        super().__init__(stage, error)  # the args pickle: a worker's StageStopped reaches the driver whole
+        self.stage, self.error = stage, error
+
+    def __str__(self) -> str:
+        return f"stage {self.stage}: {self.error}"
 
 
 @dataclass
@@ -86,63 +87,58 @@ def _reads(stage, other) -> bool:
                for p in stage.inputs.values())
 
 
-def _gate_verdict(plan: Plan, st, code: int, result: RunResult) -> None:
+def _gate_verdict(plan: Plan, st, facts: dict, result: RunResult) -> None:
     if st is plan.qc:
-        result.gate_passed = code == 0
+        result.gate_passed = bool(facts.get("passed"))
+
+
+def _timed(stage) -> tuple[dict, float]:
+    """Run one stage's task; its facts and its own seconds (measured where it runs)."""
+    start = time.perf_counter()
+    try:
+        facts = stage.action(stage.output)
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:  # noqa: BLE001 - the release names the stage, the CLI prints the error
+        raise StageStopped(stage.name, err) from err
+    return facts or {}, round(time.perf_counter() - start, 3)
 
 
 def _run(plan: Plan, todo: list, recorder: Recorder, result: RunResult, index: dict, say) -> None:
-    """Run the stages of one batch (several at once through the fan-out), record each that completed,
-    then stop at the first that did not."""
+    """Run the stages of one batch (several at once through the fan-out) and record each."""
     from schemas.runtime.fanout import fan_out
 
     total = len(plan.stages)
     expected = [recorder.expected(st) for st in todo]
-    start = time.perf_counter()
     for st in todo:
+        recorder.digests.forget(st.output)
         say(f"release: [{index[id(st)] + 1}/{total}] {st.describe} ...")
     if len(todo) == 1:
-        codes = [todo[0].action(todo[0].output)]
+        outcomes = [_timed(todo[0])]
     else:
         where = plan.where
-        codes = fan_out(_run_stage, list(range(len(todo))), shared=todo, jobs=where["jobs"],
-                        backend=where["backend"], address=where["address"], labels=[st.name for st in todo])
-    seconds = round((time.perf_counter() - start) / len(todo), 3)
-    stopped = None
-    for st, code, want in zip(todo, codes, expected):
-        if code not in st.accept:
-            stopped = stopped or StageStopped(st.name, code)
-            continue
-        recorder.write(st, code, want)
+        outcomes = fan_out(_run_stage, list(range(len(todo))), shared=todo, jobs=where["jobs"],
+                           backend=where["backend"], address=where["address"], labels=[st.name for st in todo])
+    for st, (facts, seconds), want in zip(todo, outcomes, expected):
+        recorder.write(st, want, facts)
         result.stages.append((st.name, "ran", seconds))
         say(f"release: [{index[id(st)] + 1}/{total}] {st.describe}: done in "
             f"{seconds:.1f} s{'' if len(todo) == 1 else f' (1 of {len(todo)} run together)'}")
-        _gate_verdict(plan, st, code, result)
-    if stopped is not None:
-        raise stopped
+        _gate_verdict(plan, st, facts, result)
 
 
-def _run_stage(stages, i: int) -> int:
+def _run_stage(stages, i: int) -> tuple[dict, float]:
     """A worker's part of a batch: run stage ``i``. Ctrl-C is the driver's to handle (it stops the
     workers), so a worker does not print its own interruption line."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return stages[i].action(stages[i].output)
+    return _timed(stages[i])
 
 
-def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate: bool = False,
-                say: Callable[[str], None] = print) -> RunResult:
-    """Run (or skip) every stage of ``plan``; stop before the export when the gate fails unless allowed.
-
-    Raises :class:`StageStopped` when a command fails or is interrupted (its exit code is the release's).
-    """
-    from .summary import write_summary
-
-    prepare_root(plan.root)
-    recorder = Recorder(plan.root, plan.recipe.file.parent if plan.recipe.file else Path.cwd(), tool_info())
-    forced_from = first_forced(plan, from_stage)
-    result = RunResult()
+def _run_batches(plan: Plan, recorder: Recorder, forced_from: int | None, result: RunResult,
+                 allow_failing_gate: bool, say) -> None:
+    """Skip or run every batch of stages in order; stop before the export when the gate failed."""
     total = len(plan.stages)
     index = {id(st): i for i, st in enumerate(plan.stages)}
     for batch in batches(plan.stages):
@@ -153,17 +149,34 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
             if st.name == "export" and result.gate_passed is False and not allow_failing_gate:
                 result.stopped_at_gate = True
                 break
-            record = None if forced_from is not None and i >= forced_from else recorder.up_to_date(st)
+            forced = forced_from is not None and i >= forced_from
+            record = None if forced else recorder.up_to_date(st, recorder.expected(st))
             if record is not None:
                 say(f"release: [{i + 1}/{total}] {st.describe}: up to date, skipped")
                 result.stages.append((st.name, "skipped", 0.0))
-                _gate_verdict(plan, st, int(record.get("exit", 0)), result)
+                _gate_verdict(plan, st, record.get("facts") or {}, result)
             else:
                 todo.append(st)
         if todo:
             _run(plan, todo, recorder, result, index, say)
         if result.stopped_at_gate:
             break
+
+
+def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate: bool = False,
+                say: Callable[[str], None] = print) -> RunResult:
+    """Run (or skip) every stage of ``plan``; stop before the export when the gate fails unless allowed.
+
+    Raises :class:`StageStopped` when a stage's task fails (the error it raised is in ``error``).
+    """
+    from .summary import write_summary
+
+    prepare_root(plan.root)
+    recorder = Recorder(plan.root, plan.recipe.file.parent if plan.recipe.file else Path.cwd(), tool_info())
+    forced_from = first_forced(plan, from_stage)
+    result = RunResult()
+    with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
+        _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)
     summary = write_summary(plan, gate_failing_allowed=allow_failing_gate and result.gate_passed is False,
                             stopped_at_gate=result.stopped_at_gate)
     result.summary = summary

@@ -7,27 +7,29 @@ Stage names and where each writes::
     align-V                                                   an existing variant re-split as the pivot
     extend-V, romanize-V                                      new variants
     dataset                                                   every variant in one folder
-    qc                                                        the gate (0 pass, 1 fail)
+    qc                                                        the gate (its verdict is a fact of the stage)
     licenses                                                  the license audit per split
     baselines                                                 baseline scores
     export                                                    DIR/export: Parquet, card, lm-eval tasks
 
-Commands run in this process through the ``builder`` group itself, so each
-stage validates its input, writes atomically and reports errors exactly as
-the command does on its own.
+Each stage calls the task of the command it stands for (:mod:`builder.tasks`)
+with typed options, so it validates its input, writes atomically and raises
+exactly the errors the command does on its own; nothing here builds a command
+line or touches the process's working directory or output streams.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from schemas.codes import variant_language
 from schemas.errors import RecipeError
 
 from . import steps
-from .recipe import ReleaseRecipe
+from .recipe import (AnnotationEntry, AssembleEntry, DatasetEntry, ExtendEntry, ReleaseRecipe,
+                     RomanizeEntry)
 from .stages import Stage
 
 #: Baselines a release scores when the recipe names none, by kind.
@@ -55,20 +57,19 @@ class Plan:
     where: dict = field(default_factory=lambda: {"jobs": 1, "backend": "local", "address": None})
     variants: dict[str, Variant] = field(default_factory=dict)
     kind: str = "topic"
-    agreement: Path | None = None     # agreement.json
-    judgements: dict | None = None    # {"path", "labels", "format"} of the agreement stage, for the matrix
-    drops: list[tuple[str, Path]] = field(default_factory=list)   # (kind, file) ledgers for the summary
+    agreement: Stage | None = None    # its output holds agreement.json; its facts the label matrix
     dataset: Path | None = None
     qc: Stage | None = None
     export: Path | None = None
+    quiet: bool = False
 
-    def stage(self, name: str, inputs: dict, options: dict, action: Callable[[Path], int], *,
-              output: Path | None = None, accept=(0,), describe: str = "", parallel: bool = False) -> Stage:
+    def stage(self, name: str, inputs: dict, options: dict, action: Callable[[Path], dict], *,
+              output: Path | None = None, describe: str = "", parallel: bool = False) -> Stage:
         if any(s.name == name for s in self.stages):
             raise RecipeError(f"two stages would be named {name!r}: a variant is made twice", file=self.recipe.file)
         st = Stage(name=name, inputs={k: Path(v) for k, v in inputs.items() if v is not None},
                    options=options, action=action, output=output or self.root / "stages" / name / "output",
-                   accept=tuple(accept), describe=describe or name, parallel=parallel)
+                   describe=describe or name, parallel=parallel)
         self.stages.append(st)
         return st
 
@@ -85,20 +86,24 @@ class Plan:
                               file=self.recipe.file, field=where)
         return self.variants[code]
 
+    def reporter(self):
+        """Where the stages' tasks report: stderr lines (the release's stdout is its own summary line)."""
+        from builder.tasks.base import Reporter
 
-def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = False, verify: bool = True,
+        return Reporter(quiet=self.quiet)
+
+
+def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = False,
               allow_failing_gate: bool = False, backend: str = "local", address: str | None = None) -> Plan:
     """Every stage of ``recipe`` for a release into ``root``, in the order they run.
 
     ``jobs``, ``backend`` and ``address`` say where the per-variant stages (qc, baselines, export)
     run; they do not change what they write, so they are not part of a stage's record.
     """
-    root = Path(os.path.abspath(root))  # the commands run inside it (steps.CommandRunner)
-    plan = Plan(root=root, recipe=recipe, where={"jobs": jobs, "backend": backend, "address": address})
-    run = steps.CommandRunner(quiet=quiet, verify=verify, root=root)
-    for src in recipe.variants:
-        adder = _ADDERS[src.kind]
-        adder(plan, src, run)
+    root = Path(os.path.abspath(root))
+    plan = Plan(root=root, recipe=recipe, where={"jobs": jobs, "backend": backend, "address": address}, quiet=quiet)
+    for entry in recipe.variants:
+        _ADDERS[entry.kind](plan, entry)
     kinds = {v.kind for v in plan.variants.values()}
     if len(kinds) > 1:
         raise RecipeError("a release holds one kind of data; these entries make both topic and "
@@ -108,119 +113,154 @@ def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = Fal
         raise RecipeError(f"the pivot {recipe.pivot} is not made by any entry (made: {', '.join(plan.variants)})",
                           file=recipe.file, field="pivot")
     _dataset(plan)
-    where = ["--jobs", str(jobs), "--backend", backend] + (["--address", address] if address else [])
-    _gate(plan, run, where)
+    _gate(plan)
     _licenses(plan)
-    _baselines(plan, run, where)
-    _export(plan, allow_failing_gate, jobs=jobs, backend=backend, address=address)
+    _baselines(plan)
+    _export(plan, allow_failing_gate)
     return plan
+
+
+def _facts(report, result, **more) -> dict:
+    """What a stage records of its task's result: its drops and warnings (JSON values), and ``more``.
+
+    The task's standard-output summary goes to the reporter (stderr): the release's standard output
+    is its own summary line.
+    """
+    for line in result.lines:
+        report.info(line)
+    out = {"drops": [d.to_dict() for d in result.drops], "warnings": list(result.warnings)}
+    out.update(more)
+    return out
 
 
 # -- variant sources -------------------------------------------------------------------------------------------
 
-def _annotation(plan: Plan, src, run) -> None:
-    o, r = src.options, plan.recipe
-    v = o["variant"]
-    label_opts = ["--labels", str(o["labels"])] if "labels" in o else []
-    fmt = ["--format", o["format"]] if "format" in o else []
+def _annotation(plan: Plan, src: AnnotationEntry) -> None:
+    from builder.tasks import annotate as t
+
+    r, report = plan.recipe, plan.reporter()
+    v, fmt = src.variant, src.format
     decisions = None
-    if "judgements" in o:
-        ann = plan.stage(f"agreement-{v}", {"judgements": o["judgements"], "labels": o.get("labels")},
-                         {"format": o.get("format", "auto")},
-                         run.command(["annotate", "agreement", str(o["judgements"]), *label_opts, *fmt]))
-        plan.agreement = ann.output / "agreement.json"
-        plan.judgements = {"path": o["judgements"], "labels": o.get("labels"), "format": o.get("format", "auto")}
-        policy = ["--policy", o["policy"]] if "policy" in o else []
-        adj = plan.stage(f"adjudicate-{v}", {"judgements": o["judgements"], "labels": o.get("labels")},
-                         {"format": o.get("format", "auto"), "policy": o.get("policy", "sib200")},
-                         run.command(["annotate", "adjudicate", str(o["judgements"]), *label_opts, *fmt, *policy]))
+    if src.judgements is not None:
+        judged = {"annotations": src.judgements, "labels": src.labels, "format": fmt}
+
+        def agreement(output: Path) -> dict:
+            res = t.run_agreement(t.AgreementOptions(out=output, **judged), report)
+            labels = list(res.report.get("labels") or [])
+            # the adjudication stage reads the same ratings and records their skips: counted once, there
+            return dict(_facts(report, res, matrix=steps.co_assignments(res.annotations, labels)), drops=[])
+
+        plan.agreement = plan.stage(f"agreement-{v}", {"judgements": src.judgements, "labels": src.labels},
+                                    {"format": fmt}, agreement)
+        policy = src.policy
+        adj = plan.stage(f"adjudicate-{v}", {"judgements": src.judgements, "labels": src.labels},
+                         {"format": fmt, "policy": policy},
+                         lambda output: _facts(report, t.run_adjudicate(
+                             t.AdjudicateOptions(out=output, policy=policy, **judged), report)))
         decisions = adj.output / "decisions.csv"
-        plan.drops.append(("adjudication", adj.output / "adjudication.json"))
-    labelled = o.get("labelled", decisions)
-    cur = plan.stage(f"curate-{v}", {"labelled": labelled, "curation": o["curation"]}, {},
-                     run.command(["annotate", "curate", str(labelled), "--recipe", str(o["curation"])]))
-    plan.drops.append(("curation", cur.output / "curation_log.json"))
-    ratios = ",".join(f"{x:g}" for x in o["ratios"])
-    spl = plan.stage(f"split-{v}", {"curated": cur.output / "curated.tsv"}, {"ratios": ratios, "seed": o["seed"]},
-                     run.command(["annotate", "split", str(cur.output / "curated.tsv"), "--ratios", ratios,
-                                  "--seed", str(o["seed"])]))
-    credit = {"license": o.get("license", r.license), "source_name": o.get("source_name", r.source_name),
-              "citation": o.get("citation", r.citation)}
+    labelled = src.labelled if src.labelled is not None else decisions
+    cur = plan.stage(f"curate-{v}", {"labelled": labelled, "curation": src.curation}, {},
+                     lambda output: _facts(report, t.run_curate(
+                         t.CurateOptions(labelled=labelled, recipe=src.curation, out=output), report)))
+    curated = cur.output / "curated.tsv"
+    spl = plan.stage(f"split-{v}", {"curated": curated},
+                     {"ratios": ",".join(f"{x:g}" for x in src.ratios), "seed": src.seed},
+                     lambda output: _facts(report, t.run_split(
+                         t.SplitOptions(labelled=curated, ratios=src.ratios, seed=src.seed, out=output), report)))
+    credit = {"license": src.license or r.license, "source_name": src.source_name or r.source_name,
+              "citation": src.citation or r.citation}
     var = plan.stage(f"variant-{v}", {"split": spl.output}, {"variant": v, **credit},
                      steps.variant_folder(spl.output, v, credit, method="annotation"))
     plan.add_variant(Variant(v, var.output / v, "annotation (curated and split)"), src.where)
 
 
-def _assemble(plan: Plan, src, run) -> None:
+def _assemble(plan: Plan, src: AssembleEntry) -> None:
     from ..recipe import load_recipe
 
-    recipe = load_recipe(src.options["recipe"])
-    seed = ["--seed", str(src.options["seed"])] if "seed" in src.options else []
-    st = plan.stage(f"assemble-{recipe.name}", {"recipe": src.options["recipe"],
+    recipe = load_recipe(src.recipe)
+    seed = src.seed
+    report = plan.reporter()
+
+    def assemble(output: Path) -> dict:
+        from builder.tasks.assemble import AssembleOptions, run_assemble
+
+        return _facts(report, run_assemble(AssembleOptions(recipe=src.recipe, out=output, on_error="raise",
+                                                   seed=seed, jobs=plan.where["jobs"]), report))
+
+    st = plan.stage(f"assemble-{recipe.name}", {"recipe": src.recipe,
                                                 **{f"source:{s.name}": s.path for s in recipe.sources}},
-                    {"seed": src.options.get("seed")},
-                    run.command(["assemble", str(src.options["recipe"]), *seed, "--on-error", "raise"]))
-    plan.drops.append(("assembly", st.output / "manifest.json"))
+                    {"seed": seed}, assemble)
     plan.add_variant(Variant(recipe.language, st.output, f"assembled ({recipe.name})", assembled=True, kind="mc"),
                      src.where)
 
 
-def _dataset_source(plan: Plan, src, run) -> None:
-    o = src.options
-    found = steps.variant_folders(o["path"])
-    wanted = o.get("only") or tuple(found)
-    for code in wanted:
+def _dataset_source(plan: Plan, src: DatasetEntry) -> None:
+    found = steps.variant_folders(src.path)
+    for code in src.only or tuple(found):
         if code not in found:
-            raise RecipeError(f"{o['path']} holds no variant {code} (it holds: {', '.join(found) or 'none'})",
+            raise RecipeError(f"{src.path} holds no variant {code} (it holds: {', '.join(found) or 'none'})",
                               file=plan.recipe.file, field=f"{src.where}.only")
         folder, kind = found[code]
-        if o.get("align") == "pivot":
+        if src.align == "pivot":
             pivot = plan.need(plan.recipe.pivot, f"{src.where}.align")
             st = plan.stage(f"align-{code}", {"pivot": pivot.folder, "variant": folder}, {"variant": code},
                             steps.align_to_pivot(pivot.folder, folder, code), parallel=True)
-            plan.drops.append(("align", st.output / code / "variant.json"))
             plan.add_variant(Variant(code, st.output / code, f"aligned to {pivot.code} ({folder.name})", kind=kind),
                              src.where)
         else:
             plan.add_variant(Variant(code, folder, f"dataset folder {folder.name}", kind=kind), src.where)
 
 
-def _extend(plan: Plan, src, run) -> None:
-    o = src.options
-    base = plan.need(o["from"], f"{src.where}.from")
-    v = o["variant"]
-    args = ["extend", "--source", str(base.folder), "--variant", v]
-    inputs: dict[str, Any] = {"source": base.folder}
-    for i, p in enumerate(o.get("parallel", ())):
-        args += ["--parallel", str(p)]
+def _extend(plan: Plan, src: ExtendEntry) -> None:
+    report, root = plan.reporter(), plan.root
+    base = plan.need(src.source, f"{src.where}.from")
+    v = src.variant
+    inputs: dict = {"source": base.folder, "translations": src.translations, "config": src.config}
+    for i, p in enumerate(src.parallel):
         inputs[f"parallel[{i}]"] = p
-    if "translations" in o:
-        args += ["--translations", str(o["translations"])]
-        inputs["translations"] = o["translations"]
-    for n in o.get("expected_lines", ()):
-        args += ["--expected-lines", str(n)]
-    if "config" in o:
-        args += ["--config", str(o["config"])]
-        inputs["config"] = o["config"]
-    if "license" in o:
-        args += ["--license", o["license"]]
-    st = plan.stage(f"extend-{v}", inputs, {"variant": v, "expected_lines": list(o.get("expected_lines", ())),
-                                           "license": o.get("license")}, run.command(args), parallel=True)
+
+    def extend(output: Path) -> dict:
+        from builder.tasks import variants as t
+        from schemas.runtime.provenance import paths_recorded_from
+
+        options = t.ExtendOptions(source=base.folder, variant=v, out=output, parallel=src.parallel,
+                                  translations=src.translations, expected_lines=src.expected_lines,
+                                  config=src.config, license=src.license)
+        with paths_recorded_from(root):
+            return _facts(report, t.run_extend(options, report))
+
+    st = plan.stage(f"extend-{v}", inputs, {"variant": v, "expected_lines": list(src.expected_lines),
+                                           "license": src.license}, extend, parallel=True)
     plan.add_variant(Variant(v, st.output / v, f"projected from {base.code}", kind=base.kind), src.where)
 
 
-def _romanize(plan: Plan, src, run) -> None:
-    o = src.options
-    base = plan.need(o["from"], f"{src.where}.from")
+def _romanize(plan: Plan, src: RomanizeEntry) -> None:
+    report, root = plan.reporter(), plan.root
+    base = plan.need(src.source, f"{src.where}.from")
     v = f"{variant_language(base.code)}_Latn"
-    args = ["romanize", str(base.folder)]
-    if "scheme" in o:
-        args += ["--scheme", o["scheme"]]
-    if o.get("allow_leftover"):
-        args.append("--allow-leftover")
+    fallback = plan.recipe.license
+
+    def romanize(output: Path) -> dict:
+        from builder.tasks import variants as t
+        from schemas.runtime.provenance import paths_recorded_from
+        from schemas.variant import VariantInfo
+
+        # the recipe's license is that of variants that declare none: a source folder that declares
+        # one passes it on, one that does not gets the recipe's (never the romanizer's default)
+        info = VariantInfo.read(base.folder)
+        license_id = None if info is not None and info.license else fallback
+        with paths_recorded_from(root):
+            return _facts(report, t.run_romanize(t.RomanizeOptions(variant_dir=base.folder, out=output,
+                                                                   scheme=src.scheme,
+                                                                   allow_leftover=src.allow_leftover,
+                                                                   license=license_id,
+                                                                   license_from=license_id and "release recipe"),
+                                                 report))
+
     st = plan.stage(f"romanize-{v}", {"source": base.folder},
-                    {"scheme": o.get("scheme", "iso"), "allow_leftover": bool(o.get("allow_leftover"))},
-                    run.command(args), parallel=True)
+                    {"scheme": src.scheme or "iso", "allow_leftover": src.allow_leftover,
+                     "license": fallback},
+                    romanize, parallel=True)
     plan.add_variant(Variant(v, st.output / v, f"romanized from {base.code}", kind=base.kind), src.where)
 
 
@@ -243,56 +283,66 @@ def _dataset(plan: Plan) -> None:
     plan.dataset = st.output
 
 
-def _gate(plan: Plan, run, where: list[str]) -> None:
+def _gate(plan: Plan) -> None:
     qc = plan.recipe.qc
-    if not qc.get("enabled", True):
+    if not qc.enabled:
         return
-    args = ["qc", str(plan.dataset), *where]
-    inputs = {"dataset": plan.dataset}
-    files = {}
-    if "config" in qc:
-        args += ["--config", str(qc["config"])]
-        inputs["config"] = qc["config"]
-    elif plan.recipe.pivot != "eng_Latn":  # the shipped thresholds with the recipe's pivot
-        config = plan.root / "stages" / "qc" / "qc-pivot.yaml"
-        files[config] = f"pivot: {plan.recipe.pivot}\n"
-        args += ["--config", str(config)]
-    plan.qc = plan.stage("qc", inputs, {"pivot": plan.recipe.pivot}, run.command(args, junit=True, files=files),
-                         accept=(0, 1), describe="qc (the release gate)")
+    inputs = {"dataset": plan.dataset, "config": qc.config}
+    dataset, config, pivot, where, report = plan.dataset, qc.config, plan.recipe.pivot, plan.where, plan.reporter()
+
+    def gate(output: Path) -> dict:
+        from builder.tasks import qc as t
+
+        res = t.run_qc(t.QCOptions(dataset=dataset, config=config, out=output, junit=output / "junit.xml",
+                                   pivot=pivot, jobs=where["jobs"], backend=where["backend"],
+                                   address=where["address"]), report)
+        for line in res.lines:
+            report.info(line)
+        return {"passed": bool(res.passed)}
+
+    plan.qc = plan.stage("qc", inputs, {"pivot": pivot}, gate, describe="qc (the release gate)")
 
 
 def _licenses(plan: Plan) -> None:
-    lic = plan.recipe.export.get("license", plan.recipe.license)
+    lic = plan.recipe.export.license or plan.recipe.license
     plan.stage("licenses", {"dataset": plan.dataset}, {"license": lic}, steps.license_audit(plan.dataset, lic))
 
 
-def _baselines(plan: Plan, run, where: list[str]) -> None:
+def _baselines(plan: Plan) -> None:
     b = plan.recipe.baselines
     if b is None:
         return
-    names = b.get("names") or DEFAULT_BASELINES[plan.kind]
-    split = b.get("split", "test" if plan.kind == "topic" else "dev")
-    args = ["evaluate", "baselines", str(plan.dataset), "--baseline", ",".join(names), "--split", split,
-            "--seed", str(b.get("seed", 0)), *where]
-    if "ngram_unit" in b:
-        args += ["--ngram-unit", b["ngram_unit"]]
-    if "mlp_max_iter" in b:
-        args += ["--mlp-max-iter", str(b["mlp_max_iter"])]
+    names = b.names or DEFAULT_BASELINES[plan.kind]
+    split = b.split or ("test" if plan.kind == "topic" else "dev")
+    dataset, where, report, root = plan.dataset, plan.where, plan.reporter(), plan.root
+    extra = {k: getattr(b, k) for k in ("ngram_unit", "mlp_max_iter") if getattr(b, k) is not None}
+
+    def baselines(output: Path) -> dict:
+        from builder.tasks import evaluate as t
+        from schemas.runtime.provenance import paths_recorded_from
+
+        with paths_recorded_from(root):
+            res = t.run_baselines(t.BaselinesOptions(dataset=dataset, out=output, baselines=names, split=split,
+                                                     seed=b.seed, jobs=where["jobs"],
+                                                     backend=where["backend"], address=where["address"], **extra),
+                                  report)
+        return _facts(report, res)
+
     plan.stage("baselines", {"dataset": plan.dataset},
-               {"names": list(names), "split": split, "seed": b.get("seed", 0),
-                "ngram_unit": b.get("ngram_unit"), "mlp_max_iter": b.get("mlp_max_iter")},
-               run.command(args))
+               {"names": list(names), "split": split, "seed": b.seed,
+                "ngram_unit": b.ngram_unit, "mlp_max_iter": b.mlp_max_iter}, baselines)
 
 
-def _export(plan: Plan, allow_failing_gate: bool, **where) -> None:
+def _export(plan: Plan, allow_failing_gate: bool) -> None:
     r = plan.recipe
-    reports = {"agreement": plan.agreement,
+    reports = {"agreement": None if plan.agreement is None else plan.agreement.output / "agreement.json",
                "qc": None if plan.qc is None else plan.qc.output / "qc_report.json",
                "baselines": plan.root / "stages" / "baselines" / "output" / "results.json"
                if r.baselines is not None else None}
     inputs = {"dataset": plan.dataset, **{f"report:{k}": p for k, p in reports.items() if p is not None}}
-    options = {"name": r.name, "pretty_name": r.pretty_name, "lm_eval": bool(r.export.get("lm_eval", False)),
-               "license": r.export.get("license", r.license), "citation": r.citation,
-               "qc": r.qc.get("enabled", True), "allow_failing_gate": allow_failing_gate}
+    options = {"name": r.name, "pretty_name": r.pretty_name, "lm_eval": r.export.lm_eval,
+               "license": r.export.license or r.license, "citation": r.citation,
+               "qc": r.qc.enabled, "allow_failing_gate": allow_failing_gate}
     plan.export = plan.root / "export"
-    plan.stage("export", inputs, options, steps.export(plan.dataset, reports, options, **where), output=plan.export)
+    plan.stage("export", inputs, options, steps.export(plan.dataset, reports, options, plan.where, plan.reporter()),
+               output=plan.export)

@@ -34,12 +34,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from schemas.codes import validate_variant_code
 from schemas.errors import RecipeError, SourceNotFoundError, ToolkitError
 from schemas.io import read_text_utf8, read_yaml
-from schemas.validate import Checker
+from schemas.validate import Checker, unknown_key
 
 VERSION = 1
 
@@ -62,22 +62,110 @@ _KINDS = ("annotation", "assemble", "dataset", "extend", "romanize")
 
 
 @dataclass(frozen=True)
-class VariantSource:
-    """One entry of ``variants``: how one or more variants come to be.
+class _Entry:
+    """One entry of ``variants``: how one or more variants come to be; ``index`` is its position in the
+    recipe, for messages. Paths are absolute, resolved against the recipe's folder."""
 
-    ``kind`` is one of ``annotation``, ``assemble``, ``dataset``, ``extend``,
-    ``romanize``; ``options`` holds the entry's validated keys (paths as
-    :class:`~pathlib.Path`, resolved against the recipe's folder); ``index``
-    is its position in the recipe, for messages.
-    """
-
-    kind: str
-    options: Mapping[str, Any]
     index: int
+    kind: ClassVar[str] = ""
 
     @property
     def where(self) -> str:
         return f"variants[{self.index}].{self.kind}"
+
+
+@dataclass(frozen=True)
+class AnnotationEntry(_Entry):
+    """agreement and adjudication on ``judgements`` (when given), curation of ``labelled`` (default: the
+    adjudicated decisions), the split; the split folder becomes the variant with the entry's credit."""
+
+    variant: str = ""
+    curation: Path = Path()
+    judgements: Path | None = None
+    labels: Path | None = None
+    labelled: Path | None = None
+    format: str = "auto"
+    policy: str = "sib200"
+    ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)
+    seed: int = 0
+    license: str | None = None
+    source_name: str | None = None
+    citation: str | None = None
+    kind: ClassVar[str] = "annotation"
+
+
+@dataclass(frozen=True)
+class AssembleEntry(_Entry):
+    """An assembly recipe (a multiple-choice training set); ``seed`` overrides the recipe's."""
+
+    recipe: Path = Path()
+    seed: int | None = None
+    kind: ClassVar[str] = "assemble"
+
+
+@dataclass(frozen=True)
+class DatasetEntry(_Entry):
+    """Existing variant folders (``only``: a subset); ``align="pivot"`` re-splits each as the pivot is."""
+
+    path: Path = Path()
+    only: tuple[str, ...] = ()
+    align: str | None = None
+    kind: ClassVar[str] = "dataset"
+
+
+@dataclass(frozen=True)
+class ExtendEntry(_Entry):
+    """A new variant projected from ``source`` (the recipe's ``from``) onto parallel files or translations."""
+
+    variant: str = ""
+    source: str = ""
+    parallel: tuple[Path, ...] = ()
+    translations: Path | None = None
+    expected_lines: tuple[int, ...] = ()
+    config: Path | None = None
+    license: str | None = None
+    kind: ClassVar[str] = "extend"
+
+
+@dataclass(frozen=True)
+class RomanizeEntry(_Entry):
+    """The Latin-script copy of ``source`` (the recipe's ``from``)."""
+
+    source: str = ""
+    scheme: str | None = None
+    allow_leftover: bool = False
+    kind: ClassVar[str] = "romanize"
+
+
+VariantSource = AnnotationEntry | AssembleEntry | DatasetEntry | ExtendEntry | RomanizeEntry
+
+
+@dataclass(frozen=True)
+class QCSettings:
+    """``qc:``: whether the gate runs (``qc: false`` skips it; the card says so) and its config file."""
+
+    enabled: bool = True
+    config: Path | None = None
+
+
+@dataclass(frozen=True)
+class ExportSettings:
+    """``export:``: lm-eval task files, and the license of folders without license information."""
+
+    lm_eval: bool = False
+    license: str | None = None
+
+
+@dataclass(frozen=True)
+class BaselineSettings:
+    """``baselines:`` (``names`` empty: the defaults of the data's kind; ``split`` None: test for topic
+    data, dev for multiple choice)."""
+
+    names: tuple[str, ...] = ()
+    split: str | None = None
+    seed: int = 0
+    ngram_unit: str | None = None
+    mlp_max_iter: int | None = None
 
 
 @dataclass(frozen=True)
@@ -92,16 +180,16 @@ class ReleaseRecipe:
     description: str | None = None
     license: str | None = None
     source_name: str | None = None
-    qc: Mapping[str, Any] = field(default_factory=dict)
-    export: Mapping[str, Any] = field(default_factory=dict)
-    baselines: Mapping[str, Any] | None = None
+    qc: QCSettings = field(default_factory=QCSettings)
+    export: ExportSettings = field(default_factory=ExportSettings)
+    baselines: BaselineSettings | None = None
     file: Path | None = None
 
 
 class _Release(Checker):
     def __init__(self, file: Path | None):
         super().__init__(file)
-        # absolute: the stages run inside the release folder (builder.release.steps.CommandRunner)
+        # absolute: what a stage records does not depend on the folder the release is run from
         self.base = Path(os.path.abspath(file.parent if file is not None else Path.cwd()))
 
     def path(self, key: str, value: Any, *, kind: str = "any") -> Path:
@@ -162,19 +250,22 @@ def release_from_dict(data: Any, *, file: Path | None = None) -> ReleaseRecipe:
         chk.fail("variants", f"expected a non-empty list, found {variants!r}")
     sources = tuple(_variant_source(chk, i, raw) for i, raw in enumerate(variants))
     qc = _qc(chk, data.get("qc"))
-    export = dict(chk.mapping("export", data.get("export")))
-    chk.keys("export", export, _EXPORT)
-    if "lm_eval" in export:
-        chk.flag("export.lm_eval", export["lm_eval"])
+    raw_export = dict(chk.mapping("export", data.get("export")))
+    chk.keys("export", raw_export, _EXPORT)
+    export = ExportSettings(
+        lm_eval=chk.flag("export.lm_eval", raw_export["lm_eval"]) if "lm_eval" in raw_export else False,
+        license=chk.text("export.license", raw_export["license"]) if "license" in raw_export else None)
     baselines = None
     if data.get("baselines") is not None:
-        baselines = dict(chk.mapping("baselines", data["baselines"]))
-        chk.keys("baselines", baselines, _BASELINES)
-        if "names" in baselines:
-            baselines["names"] = chk.names("baselines.names", baselines["names"])
-        for key in ("seed", "mlp_max_iter"):
-            if key in baselines:
-                chk.integer(f"baselines.{key}", baselines[key], 0 if key == "seed" else 1)
+        raw = dict(chk.mapping("baselines", data["baselines"]))
+        chk.keys("baselines", raw, _BASELINES)
+        baselines = BaselineSettings(
+            names=chk.names("baselines.names", raw["names"]) if "names" in raw else (),
+            split=chk.text("baselines.split", raw["split"]) if "split" in raw else None,
+            seed=chk.integer("baselines.seed", raw["seed"], 0) if "seed" in raw else 0,
+            ngram_unit=chk.text("baselines.ngram_unit", raw["ngram_unit"]) if "ngram_unit" in raw else None,
+            mlp_max_iter=chk.integer("baselines.mlp_max_iter", raw["mlp_max_iter"], 1)
+            if "mlp_max_iter" in raw else None)
     return ReleaseRecipe(
         name=name, pivot=chk.code("pivot", data["pivot"]), variants=sources,
         pretty_name=chk.text("pretty_name", data["pretty_name"]) if "pretty_name" in data else None,
@@ -185,15 +276,13 @@ def release_from_dict(data: Any, *, file: Path | None = None) -> ReleaseRecipe:
         qc=qc, export=export, baselines=baselines, file=file)
 
 
-def _qc(chk: _Release, raw: Any) -> dict:
+def _qc(chk: _Release, raw: Any) -> QCSettings:
     if raw is False:
-        return {"enabled": False}
+        return QCSettings(enabled=False)
     qc = dict(chk.mapping("qc", raw))
     chk.keys("qc", qc, _QC)
-    out = {"enabled": chk.flag("qc.enabled", qc.get("enabled", True))}
-    if "config" in qc:
-        out["config"] = chk.path("qc.config", qc["config"], kind="file")
-    return out
+    return QCSettings(enabled=chk.flag("qc.enabled", qc.get("enabled", True)),
+                      config=chk.path("qc.config", qc["config"], kind="file") if "config" in qc else None)
 
 
 def _variant_source(chk: _Release, i: int, raw: Any) -> VariantSource:
@@ -206,73 +295,62 @@ def _variant_source(chk: _Release, i: int, raw: Any) -> VariantSource:
     kind = kinds[0]
     if kind == "dataset":
         chk.keys(where, raw, _DATASET)
-        opts: dict[str, Any] = {"path": chk.path(f"{where}.dataset", raw["dataset"], kind="dir")}
+        only: tuple[str, ...] = ()
         if "only" in raw:
-            opts["only"] = tuple(chk.code(f"{where}.only[{j}]", v)
-                                 for j, v in enumerate(chk.names(f"{where}.only", raw["only"])))
-        if "align" in raw:
-            if raw["align"] != "pivot":
-                chk.fail(f"{where}.align", f"expected 'pivot', found {raw['align']!r}")
-            opts["align"] = "pivot"
-        return VariantSource(kind, opts, i)
+            only = tuple(chk.code(f"{where}.only[{j}]", v) for j, v in enumerate(chk.names(f"{where}.only", raw["only"])))
+        if "align" in raw and raw["align"] != "pivot":
+            chk.fail(f"{where}.align", f"expected 'pivot', found {raw['align']!r}")
+        return DatasetEntry(i, path=chk.path(f"{where}.dataset", raw["dataset"], kind="dir"), only=only,
+                            align=raw.get("align"))
     if kind == "assemble":
         chk.keys(where, raw, _ASSEMBLE)
-        opts = {"recipe": chk.path(f"{where}.assemble", raw["assemble"], kind="file")}
-        if "seed" in raw:
-            opts["seed"] = chk.integer(f"{where}.seed", raw["seed"], 0)
-        return VariantSource(kind, opts, i)
+        return AssembleEntry(i, recipe=chk.path(f"{where}.assemble", raw["assemble"], kind="file"),
+                             seed=chk.integer(f"{where}.seed", raw["seed"], 0) if "seed" in raw else None)
     body = dict(chk.mapping(f"{where}.{kind}", raw[kind]))
     if set(raw) != {kind}:
-        chk.fail(where, f"unknown key {sorted(set(raw) - {kind})[0]!r} beside {kind!r}")
+        chk.fail(where, unknown_key(sorted(set(raw) - {kind})[0], [kind]))
     key = f"{where}.{kind}"
+
+    def optional_text(name: str) -> str | None:
+        return chk.text(f"{key}.{name}", body[name]) if name in body else None
+
+    def optional_file(name: str) -> Path | None:
+        return chk.path(f"{key}.{name}", body[name], kind="file") if name in body else None
+
     if kind == "annotation":
         chk.keys(key, body, _ANNOTATION)
-        opts = {"variant": chk.code(f"{key}.variant", body["variant"]),
-                "curation": chk.path(f"{key}.curation", body["curation"], kind="file")}
-        for name in ("judgements", "labels"):
-            if name in body:
-                opts[name] = chk.path(f"{key}.{name}", body[name], kind="file")
-        if "labelled" in body:
-            opts["labelled"] = chk.path(f"{key}.labelled", body["labelled"])
-        elif "judgements" not in body:
+        if "labelled" not in body and "judgements" not in body:
             chk.fail(key, "give labelled (items to curate) or judgements (to adjudicate), or both")
-        for name in ("format", "policy", "license", "source_name", "citation"):
-            if name in body:
-                opts[name] = chk.text(f"{key}.{name}", body[name])
         split = dict(chk.mapping(f"{key}.split", body.get("split")))
         chk.keys(f"{key}.split", split, _SPLIT)
         ratios = split.get("ratios", [0.7, 0.1, 0.2])
         if (not isinstance(ratios, list) or len(ratios) != 3
                 or not all(isinstance(r, (int, float)) and not isinstance(r, bool) and r >= 0 for r in ratios)):
             chk.fail(f"{key}.split.ratios", f"expected three shares (train, dev, test), found {ratios!r}")
-        opts["ratios"] = tuple(float(r) for r in ratios)
-        opts["seed"] = chk.integer(f"{key}.split.seed", split.get("seed", 0), 0)
-        return VariantSource(kind, opts, i)
+        return AnnotationEntry(
+            i, variant=chk.code(f"{key}.variant", body["variant"]),
+            curation=chk.path(f"{key}.curation", body["curation"], kind="file"),
+            judgements=optional_file("judgements"), labels=optional_file("labels"),
+            labelled=chk.path(f"{key}.labelled", body["labelled"]) if "labelled" in body else None,
+            format=optional_text("format") or "auto", policy=optional_text("policy") or "sib200",
+            ratios=tuple(float(r) for r in ratios), seed=chk.integer(f"{key}.split.seed", split.get("seed", 0), 0),
+            license=optional_text("license"), source_name=optional_text("source_name"),
+            citation=optional_text("citation"))
     if kind == "extend":
         chk.keys(key, body, _EXTEND)
-        opts = {"variant": chk.code(f"{key}.variant", body["variant"]),
-                "from": chk.text(f"{key}.from", body["from"])}
         if ("parallel" in body) == ("translations" in body):
             chk.fail(key, "give parallel (topic: sentence files) or translations (multiple choice), not both")
-        if "parallel" in body:
-            opts["parallel"] = chk.paths(f"{key}.parallel", body["parallel"])
-        else:
-            opts["translations"] = chk.path(f"{key}.translations", body["translations"], kind="file")
+        lines: tuple[int, ...] = ()
         if "expected_lines" in body:
-            lines = body["expected_lines"]
-            if not isinstance(lines, list):
-                chk.fail(f"{key}.expected_lines", f"expected a list of line counts, found {lines!r}")
-            opts["expected_lines"] = tuple(chk.integer(f"{key}.expected_lines[{j}]", n, 1)
-                                           for j, n in enumerate(lines))
-        if "config" in body:
-            opts["config"] = chk.path(f"{key}.config", body["config"], kind="file")
-        if "license" in body:
-            opts["license"] = chk.text(f"{key}.license", body["license"])
-        return VariantSource(kind, opts, i)
+            if not isinstance(body["expected_lines"], list):
+                chk.fail(f"{key}.expected_lines", f"expected a list of line counts, found {body['expected_lines']!r}")
+            lines = tuple(chk.integer(f"{key}.expected_lines[{j}]", n, 1) for j, n in enumerate(body["expected_lines"]))
+        return ExtendEntry(
+            i, variant=chk.code(f"{key}.variant", body["variant"]), source=chk.text(f"{key}.from", body["from"]),
+            parallel=chk.paths(f"{key}.parallel", body["parallel"]) if "parallel" in body else (),
+            translations=optional_file("translations"), expected_lines=lines, config=optional_file("config"),
+            license=optional_text("license"))
     chk.keys(key, body, _ROMANIZE)
-    opts = {"from": chk.code(f"{key}.from", body["from"])}
-    if "scheme" in body:
-        opts["scheme"] = chk.text(f"{key}.scheme", body["scheme"])
-    if "allow_leftover" in body:
-        opts["allow_leftover"] = chk.flag(f"{key}.allow_leftover", body["allow_leftover"])
-    return VariantSource(kind, opts, i)
+    return RomanizeEntry(i, source=chk.code(f"{key}.from", body["from"]), scheme=optional_text("scheme"),
+                         allow_leftover=chk.flag(f"{key}.allow_leftover", body["allow_leftover"])
+                         if "allow_leftover" in body else False)

@@ -4,31 +4,47 @@ A :class:`Stage` writes into its own folder ``DIR/stages/<name>/output``
 (the export: ``DIR/export``) and, once that is complete, records
 ``DIR/stages/<name>/stage.json``: the tool and its version, the stage's
 options, the sha256 of every input (a folder: of its files, sorted) and of its
-output. A later run skips a stage whose record matches what it would run with
-now and whose output is still the one recorded; anything else runs it again,
-and the command it runs replaces its own earlier output atomically. A run that
-was killed therefore leaves either a recorded stage (skipped next time) or an
-unrecorded one (run again, with the same bytes as a run never interrupted).
+output, and the facts its task reported (drops, warnings, the gate's verdict,
+its own seconds are in ``run.json``). A later run skips a stage whose record
+matches what it would run with now and whose output is still the one
+recorded; anything else runs it again, and the task replaces its own earlier
+output atomically. A run that was killed therefore leaves either a recorded
+stage (skipped next time) or an unrecorded one (run again, with the same bytes
+as a run never interrupted).
+
+Each file is hashed at most once per run (:class:`Digests`): an input that an
+earlier stage made is named by that stage's recorded output digest, not hashed
+again, and every other input is hashed the first time a stage names it.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from schemas.io import dumps_json, sha256_file, write_json_atomic
+from schemas.io import dumps_json, sha256_file, sha256_store, write_json_atomic
 from schemas.runtime.outputs import fault_point
 
 STAGE_JSON = "stage.json"
 
 
+def _visible_files(path: Path) -> list[tuple[str, Path]]:
+    """``(relative name, file)`` of a folder's files, sorted, hidden ones (the output marker
+    ``.builder.json``, temporaries of a killed writer ``.NAME.PID.*``) left out."""
+    out = []
+    for p in sorted(path.rglob("*")):
+        rel = p.relative_to(path)
+        if p.is_file() and not any(part.startswith(".") for part in rel.parts):
+            out.append((rel.as_posix(), p))
+    return out
+
+
 def tree_sha256(path: Path) -> str | None:
     """The sha256 of a file, or of a folder's files (relative path and sha256 of each, sorted); None if absent.
 
-    Hidden files (the output marker ``.builder.json``, temporaries of a killed writer
-    ``.NAME.PID.*``) are left out, so the hash says what a reader sees.
+    Hidden files are left out, so the hash says what a reader sees.
     """
     path = Path(path)
     if path.is_file():
@@ -36,12 +52,51 @@ def tree_sha256(path: Path) -> str | None:
     if not path.is_dir():
         return None
     h = hashlib.sha256()
-    for p in sorted(path.rglob("*")):
-        rel = p.relative_to(path)
-        if not p.is_file() or any(part.startswith(".") for part in rel.parts):
-            continue
-        h.update(f"{rel.as_posix()}\0{sha256_file(p)}\n".encode())
+    for rel, p in _visible_files(path):
+        h.update(f"{rel}\0{sha256_file(p)}\n".encode())
     return h.hexdigest()
+
+
+def _abs(path: Path) -> Path:
+    return Path(os.path.abspath(path))
+
+
+class Digests:
+    """The sha256 of files and folders, each file hashed once per run.
+
+    :meth:`made` registers a stage's output with the digest its record holds; an
+    input at or under it is then named by that stage and digest (a reference)
+    instead of being hashed again. Every file digest goes into :attr:`store`,
+    which the release hands to :func:`schemas.io.sha256_store` while its stages
+    run, so a task that hashes an input (extend's parallel files, a manifest
+    check) asks the same owner: a folder read by five stages is hashed once.
+    """
+
+    def __init__(self) -> None:
+        self.store: dict[str, str] = {}
+        self._outputs: dict[Path, tuple[str, str | None]] = {}   # output -> (stage, sha256)
+
+    def of(self, path: Path) -> str | None:
+        with sha256_store(self.store):
+            return tree_sha256(path)
+
+    def forget(self, path: Path) -> None:
+        """Drop cached digests at or under ``path`` (a stage is about to replace it)."""
+        root = str(_abs(path))
+        for key in [k for k in self.store if k == root or k.startswith(root + os.sep)]:
+            del self.store[key]
+        self._outputs.pop(_abs(path), None)
+
+    def made(self, output: Path, stage: str, sha256: str | None) -> None:
+        self._outputs[_abs(output)] = (stage, sha256)
+
+    def maker(self, path: Path) -> tuple[str, str | None] | None:
+        """``(stage, output sha256)`` of the earlier stage whose output holds ``path``, if any."""
+        p = _abs(path)
+        for out, made in self._outputs.items():
+            if p == out or out in p.parents:
+                return made
+        return None
 
 
 @dataclass
@@ -57,12 +112,11 @@ class Stage:
     options : dict
         Everything else that decides the output (JSON values).
     action : callable
-        ``action(output: Path) -> int``: writes ``output`` whole (atomically) and returns an exit
-        code; a code not in ``accept`` stops the release with that code.
+        ``action(output: Path) -> dict``: calls the stage's task (:mod:`builder.tasks`), which
+        writes ``output`` whole (atomically), and returns the facts to record (JSON values:
+        ``drops``, ``warnings``, the gate's ``passed``). An error stops the release.
     output : Path
         Where the stage's result lives.
-    accept : tuple of int
-        Exit codes that complete the stage (the gate: 0 pass, 1 fail).
     parallel : bool
         A per-variant stage: consecutive ones that do not read each other's outputs run together
         through :func:`schemas.runtime.fanout.fan_out`.
@@ -71,9 +125,8 @@ class Stage:
     name: str
     inputs: dict[str, Path]
     options: dict[str, Any]
-    action: Callable[[Path], int]
+    action: Callable[[Path], dict]
     output: Path
-    accept: tuple[int, ...] = (0,)
     describe: str = ""
     parallel: bool = False   # may run beside the stages around it that it does not read (extend, romanize)
 
@@ -81,23 +134,30 @@ class Stage:
 class Recorder:
     """Reads and writes ``stage.json`` records under ``root/stages``; paths in them are relative."""
 
-    def __init__(self, root: Path, recipe_dir: Path, tool: dict[str, str]):
+    def __init__(self, root: Path, recipe_dir: Path, tool: dict[str, str], digests: Digests | None = None):
         self.root, self.recipe_dir, self.tool = Path(root), Path(recipe_dir), tool
+        self.digests = digests or Digests()
 
     def folder(self, stage: Stage) -> Path:
         return self.root / "stages" / stage.name
 
     def rel(self, path: Path) -> str:
         """``path`` relative to the release folder if inside it, else to the recipe's folder."""
-        p = Path(os.path.abspath(path))
-        root = Path(os.path.abspath(self.root))
+        p = _abs(path)
+        root = _abs(self.root)
         if p == root or root in p.parents:
             return p.relative_to(root).as_posix()
         return Path(os.path.relpath(p, os.path.abspath(self.recipe_dir))).as_posix()
 
+    def _input(self, path: Path) -> dict[str, Any]:
+        made = self.digests.maker(path)
+        if made is not None:  # an earlier stage's output: its recorded digest names it
+            return {"path": self.rel(path), "stage": made[0], "sha256": made[1]}
+        return {"path": self.rel(path), "sha256": self.digests.of(path)}
+
     def expected(self, stage: Stage) -> dict[str, Any]:
         """The record's fields that must match for a skip (outputs aside)."""
-        inputs = {label: {"path": self.rel(p), "sha256": tree_sha256(p)} for label, p in sorted(stage.inputs.items())}
+        inputs = {label: self._input(p) for label, p in sorted(stage.inputs.items())}
         return {"stage": stage.name, "tool": self.tool, "options": stage.options, "inputs": inputs}
 
     def read(self, stage: Stage) -> dict | None:
@@ -109,23 +169,30 @@ class Recorder:
         except (OSError, ValueError):
             return None  # absent or torn by a crash: the stage runs again
 
-    def up_to_date(self, stage: Stage) -> dict | None:
-        """The record if the stage can be skipped: same tool, options, inputs, and its output intact."""
+    def up_to_date(self, stage: Stage, want: dict) -> dict | None:
+        """The record if the stage can be skipped: same tool, options, inputs (``want``, from
+        :meth:`expected`), and its output intact; the output's digest is then known to later stages."""
         record = self.read(stage)
         if not record:
             return None
-        want = json_roundtrip(self.expected(stage))
-        if any(record.get(k) != v for k, v in want.items()):
+        if any(record.get(k) != v for k, v in json_roundtrip(want).items()):
             return None
         out = record.get("output") or {}
-        if out.get("path") != self.rel(stage.output) or out.get("sha256") != tree_sha256(stage.output):
+        if out.get("path") != self.rel(stage.output):
             return None
+        sha = self.digests.of(stage.output)
+        if out.get("sha256") != sha:
+            return None
+        self.digests.made(stage.output, stage.name, sha)
         return record
 
-    def write(self, stage: Stage, exit_code: int, expected: dict) -> dict:
-        record = dict(expected, exit=exit_code,
-                      output={"path": self.rel(stage.output), "sha256": tree_sha256(stage.output)})
+    def write(self, stage: Stage, expected: dict, facts: dict) -> dict:
+        """Record a stage that ran: its output is hashed once (its files were just written)."""
+        self.digests.forget(stage.output)
+        sha = self.digests.of(stage.output)
+        record = dict(expected, facts=facts, output={"path": self.rel(stage.output), "sha256": sha})
         write_json_atomic(self.folder(stage) / STAGE_JSON, record)
+        self.digests.made(stage.output, stage.name, sha)
         fault_point(f"stage-recorded:{stage.name}")
         return record
 

@@ -7,7 +7,6 @@ output; the steps here use :func:`schemas.runtime.outputs.staging_dir`.
 """
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -18,57 +17,11 @@ from schemas.errors import AlignmentError, SchemaError
 from schemas.io import dumps_json, read_sib_tsv, sib_tsv_text, write_text_atomic
 from schemas.runtime.outputs import staging_dir
 from schemas.splits import order_splits
+from schemas.ledger import DropRow
 from schemas.variant import VariantInfo
 
 #: The marker of folders a release step writes (``.builder.json``).
 WHAT = "release"
-
-
-class CommandRunner:
-    """Runs ``builder`` commands in this process; see :meth:`command`."""
-
-    def __init__(self, *, quiet: bool, verify: bool = True, root: Path | None = None):
-        self.quiet, self.verify = quiet, verify
-        self.root = None if root is None else Path(os.path.abspath(root))
-
-    def command(self, argv: list[str], *, junit: bool = False, files: dict | None = None) -> Callable[[Path], int]:
-        """An action that runs ``builder [-q] ARGV --out OUTPUT`` and returns its exit code.
-
-        ``files`` (path -> text) are written first: files the command reads that the release makes
-        (a qc config), written when the stage runs, never while the release is planned.
-        """
-        def action(output: Path) -> int:
-            for path, text in (files or {}).items():
-                write_text_atomic(path, text)
-            args = list(argv) + ["--out", str(output)]
-            if junit:
-                args += ["--junit", str(output / "junit.xml")]
-            return self.invoke(args)
-        return action
-
-    def invoke(self, args: list[str]) -> int:
-        """``builder ARGS`` in this process; its standard output goes to stderr (the release's stdout is
-        its own summary line), its errors and interruptions are one line as usual."""
-        import contextlib
-        import io
-        import sys
-
-        from builder.cli.main import cli
-
-        head = (["-q"] if self.quiet else []) + ([] if self.verify else ["--no-verify"])
-        here = os.getcwd()
-        if self.root is not None:  # paths inside the release as relative ones: what the commands record
-            self.root.mkdir(parents=True, exist_ok=True)  # does not depend on where the release folder is
-            prefix = str(self.root) + os.sep
-            args = [a[len(prefix):] if a.startswith(prefix) else a for a in args]
-            os.chdir(self.root)
-        try:
-            # a stage's summary goes to stderr; with -q it is dropped (the release prints its own line)
-            with contextlib.redirect_stdout(io.StringIO() if self.quiet else sys.stderr):
-                code = cli.main(args=head + args, prog_name="builder", standalone_mode=False)
-        finally:
-            os.chdir(here)
-        return int(code or 0)
 
 
 def split_files(folder: Path) -> dict[str, Path]:
@@ -135,23 +88,23 @@ def _copy_variant(src: Path, dst: Path, code: str, kind: str, credit: dict, *, a
     info.write(dst)
 
 
-def variant_folder(split_out: Path, code: str, credit: dict, *, method: str) -> Callable[[Path], int]:
+def variant_folder(split_out: Path, code: str, credit: dict, *, method: str) -> Callable[[Path], dict]:
     """The output of ``annotate split`` as a variant folder ``OUTPUT/<code>/`` with its ``variant.json``."""
-    def action(output: Path) -> int:
+    def action(output: Path) -> dict:
         with staging_dir(output, what=WHAT) as stage:
             _copy_variant(split_out, stage / code, code, "topic", credit, method=method)
-        return 0
+        return {}
     return action
 
 
-def align_to_pivot(pivot: Path, source: Path, code: str) -> Callable[[Path], int]:
+def align_to_pivot(pivot: Path, source: Path, code: str) -> Callable[[Path], dict]:
     """Re-split the topic variant in ``source`` as the pivot is split, item by item (``index_id``).
 
     Every pivot item must be in ``source`` with the same label (else one error naming the file and the
     item); items of ``source`` that the pivot no longer holds (curated away) are dropped and counted in
     the new ``variant.json`` (``aligned.dropped_not_in_pivot``).
     """
-    def action(output: Path) -> int:
+    def action(output: Path) -> dict:
         texts: dict[str, tuple[str, str, Path]] = {}
         for split, p in split_files(source).items():
             if p.suffix != ".tsv":
@@ -181,48 +134,69 @@ def align_to_pivot(pivot: Path, source: Path, code: str) -> Callable[[Path], int
                 shutil.copyfile(pivot / "labels.txt", dst / "labels.txt")
             data = (VariantInfo.read(source) or VariantInfo()).to_dict()
             data.update(variant=code, kind="topic", method="aligned to the pivot's split")
-            data["aligned"] = {"pivot": pivot.name, "counts": counts, "dropped_not_in_pivot": len(texts) - len(used)}
+            dropped = len(texts) - len(used)
+            data["aligned"] = {"pivot": pivot.name, "counts": counts, "dropped_not_in_pivot": dropped}
             VariantInfo.from_dict(data).write(dst)
-        return 0
+        return {"drops": [DropRow(f"align {code}", "not_in_pivot", dropped).to_dict()] if dropped else []}
     return action
 
 
-def collect(variants: dict[str, tuple[Path, bool]], credit: dict) -> Callable[[Path], int]:
+def collect(variants: dict[str, tuple[Path, bool]], credit: dict) -> Callable[[Path], dict]:
     """Every variant folder into ``OUTPUT/<code>/``, each with a ``variant.json`` that credits its source."""
-    def action(output: Path) -> int:
+    def action(output: Path) -> dict:
         with staging_dir(output, what=WHAT) as stage:
             for code, (folder, assembled) in variants.items():
                 kind = "mc" if assembled else _kind(folder, split_files(folder))
                 _copy_variant(folder, stage / code, code, kind, credit, assembled=assembled)
-        return 0
+        return {}
     return action
 
 
-def license_audit(dataset: Path, license_id: str | None) -> Callable[[Path], int]:
+def license_audit(dataset: Path, license_id: str | None) -> Callable[[Path], dict]:
     """``OUTPUT/licenses.json``: the license audit of every split (what ``builder licenses --json`` prints)."""
-    def action(output: Path) -> int:
+    def action(output: Path) -> dict:
         from builder.export.audit import audit_dataset
 
         audit = audit_dataset(dataset, license_id=license_id)
         with staging_dir(output, what=WHAT) as stage:
             (stage / "licenses.json").write_text(dumps_json([s.to_dict() for s in audit.splits]), encoding="utf-8")
-        return 0
+        return {}
     return action
 
 
-def export(dataset: Path, reports: dict[str, Path | None], options: dict, *, jobs: int = 1, backend: str = "local",
-           address: str | None = None, progress=None) -> Callable[[Path], int]:
+def export(dataset: Path, reports: dict[str, Path | None], options: dict, where: dict,
+           report) -> Callable[[Path], dict]:
     """The export with the release's reports on its card (gate verdict, agreement, baseline scores)."""
-    def action(output: Path) -> int:
+    def action(output: Path) -> dict:
         import json
 
-        from builder.export.writer import export_dataset
+        from builder.tasks.export import ExportOptions, run_export
 
         loaded = {k: (json.loads(p.read_text(encoding="utf-8")) if p is not None and p.is_file() else None)
                   for k, p in reports.items()}
-        export_dataset(dataset, output, lm_eval=options["lm_eval"], license_id=options["license"],
-                       name=options["name"], pretty_name=options["pretty_name"],
-                       card_reports=loaded, jobs=jobs, backend=backend, address=address, progress=progress,
-                       gate_failing_allowed=options["allow_failing_gate"] and (loaded.get("qc") or {}).get("passed") is False)
-        return 0
+        failing = options["allow_failing_gate"] and (loaded.get("qc") or {}).get("passed") is False
+        res = run_export(ExportOptions(built=dataset, out=output, lm_eval=options["lm_eval"],
+                                       license=options["license"], name=options["name"],
+                                       pretty_name=options["pretty_name"], card_reports=loaded,
+                                       gate_failing_allowed=failing, jobs=where["jobs"], backend=where["backend"],
+                                       address=where["address"]), report)
+        return {"warnings": list(getattr(res, "warnings", []))}
     return action
+
+
+def co_assignments(annotations, labels: list[str]) -> list[list[int]] | None:
+    """Label x label counts over pairs of annotators of one item (the diagonal: pairs that agree), in the
+    order of ``labels``; None when a label of ``labels`` is not among the annotations' labels.
+
+    The agreement stage computes it from the annotations its task parsed, so the summary never
+    reads the raw judgements again.
+    """
+    import numpy as np
+
+    order = list(annotations.labels)
+    counts = annotations.counts().astype(np.int64)           # items x labels
+    pairs = counts.T @ counts - np.diag(counts.sum(axis=0))
+    index = [order.index(lab) for lab in labels if lab in order]
+    if len(index) != len(labels):
+        return None
+    return pairs[np.ix_(index, index)].tolist()

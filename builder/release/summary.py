@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from schemas.codes import variant_language, variant_script
+from schemas.ledger import DropRow, total_drops
 from schemas.runtime.provenance import tool_info
 from schemas.io import write_json_atomic, write_text_atomic
 
@@ -40,62 +41,35 @@ def _gate(plan: Plan, qc: dict | None, allowed: bool) -> dict:
             "report": "stages/qc/output/qc_report.md"}
 
 
-def _drops(plan: Plan) -> list[dict]:
-    """The drop ledger: records (or lines, items) each step left out, by source and reason."""
-    rows: dict[tuple[str, str], int] = {}
-
-    def add(source: str, reason: str, n) -> None:
-        if n:
-            rows[(source, reason)] = rows.get((source, reason), 0) + int(n)
-
-    for kind, path in plan.drops:
-        data = _json(path)
-        if not data:
-            continue
-        if kind == "assembly":
-            for d in data.get("dropped", []):
-                add(d["source"], d["reason"], d["count"])
-        elif kind == "curation":
-            for step in data.get("steps", []):
-                add("curation", str(step.get("step")), step.get("items_dropped"))
-        elif kind == "adjudication":
-            add("adjudication", "unresolved", (data.get("rules") or {}).get("unresolved"))
-            for reason, n in (data.get("skipped") or {}).items():
-                add("adjudication", reason, n)
-        elif kind == "align":
-            aligned = data.get("aligned") or {}
-            add(f"align {data.get('variant')}", "not_in_pivot", aligned.get("dropped_not_in_pivot"))
-    return [{"source": s, "reason": r, "count": n} for (s, r), n in sorted(rows.items())]
+def _records(plan: Plan) -> list[tuple[str, dict]]:
+    """``(stage, record)`` of every recorded stage, in plan order."""
+    out = []
+    for st in plan.stages:
+        record = _json(plan.root / "stages" / st.name / STAGE_JSON)
+        if record is not None:
+            out.append((st.name, record))
+    return out
 
 
-def _agreement(plan: Plan) -> dict | None:
-    rep = _json(plan.agreement)
+def _drops(records: list[tuple[str, dict]]) -> list[dict]:
+    """The drop ledger: what each stage left out (records, lines, items), by source and reason, summed
+    from the one row type every stage records (:class:`schemas.ledger.DropRow`)."""
+    rows = [DropRow.from_dict(d, file=f"stages/{name}/{STAGE_JSON}")
+            for name, record in records for d in (record.get("facts") or {}).get("drops", [])]
+    return [r.to_dict() for r in total_drops(rows)]
+
+
+def _agreement(plan: Plan, records: dict[str, dict]) -> dict | None:
+    if plan.agreement is None:
+        return None
+    rep = _json(plan.agreement.output / "agreement.json")
     if rep is None:
         return None
     labels = list(rep.get("labels") or [])
-    matrix = None
-    if plan.judgements is not None:
-        matrix = _co_assignments(plan.judgements, labels)
+    matrix = ((records.get(plan.agreement.name) or {}).get("facts") or {}).get("matrix")
     keys = ("fleiss_kappa", "krippendorff_alpha", "mean_cohen_kappa", "gwet_ac1", "percent_agreement")
     return {"labels": labels, "annotators": rep.get("n_annotators"), "items": rep.get("n_items"),
             "measures": {k: rep[k] for k in keys if k in rep}, "matrix": matrix}
-
-
-def _co_assignments(judgements: dict, labels: list[str]) -> list[list[int]] | None:
-    """Label x label counts over pairs of annotators of one item (the diagonal: pairs that agree)."""
-    import numpy as np
-
-    from annotation.importer import read_annotations, read_labels
-
-    allowed = read_labels(judgements["labels"]) if judgements.get("labels") else None
-    ann = read_annotations(judgements["path"], format=judgements.get("format", "auto"), labels=allowed)
-    order = list(ann.labels)
-    counts = ann.counts().astype(np.int64)           # items x labels
-    pairs = counts.T @ counts - np.diag(counts.sum(axis=0))
-    index = [order.index(lab) for lab in labels if lab in order]
-    if len(index) != len(labels):
-        return None
-    return pairs[np.ix_(index, index)].tolist()
 
 
 def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bool) -> dict:
@@ -123,8 +97,9 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
             "baselines": [{k: row.get(k) for k in ("baseline", "accuracy", "ci_low", "ci_high", "n")}
                           for row in results.get("results", []) if row.get("variant") == code],
         })
-    stages = [{"name": st.name, "status": "done", "seconds": None, "manifest": f"stages/{st.name}/{STAGE_JSON}"}
-              for st in plan.stages if (plan.root / "stages" / st.name / STAGE_JSON).is_file()]
+    records = _records(plan)
+    stages = [{"name": name, "status": "done", "seconds": None, "manifest": f"stages/{name}/{STAGE_JSON}"}
+              for name, _ in records]
     links = [(title, path) for title, path in (
         ("Dataset card", "export/README.md"), ("Export manifest", "export/manifest.json"),
         ("QC report", "stages/qc/output/qc_report.md"), ("QC report (JSON)", "stages/qc/output/qc_report.json"),
@@ -134,7 +109,7 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
         ("Baselines (JSON)", "stages/baselines/output/results.json"),
         ("Release summary (JSON)", "release.json")) if (plan.root / path).is_file() or path == "release.json"]
     if plan.agreement is not None:
-        rel = plan.agreement.relative_to(plan.root).as_posix()
+        rel = (plan.agreement.output / "agreement.json").relative_to(plan.root).as_posix()
         links.insert(2, ("Agreement report", rel.replace(".json", ".md")))
     return {
         "version": 1,
@@ -145,8 +120,8 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
         "stages": stages,
         "gate": gate,
         "variants": variants,
-        "drops": _drops(plan),
-        "agreement": _agreement(plan),
+        "drops": _drops(records),
+        "agreement": _agreement(plan, dict(records)),
         "links": [{"title": t, "path": p} for t, p in links],
     }
 

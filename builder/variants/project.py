@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from schemas.runtime.provenance import recorded_path
 from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, write_sib_tsv
 from schemas.io import read_text_utf8, write_text_atomic
 from schemas.tables import split_lines
@@ -264,9 +265,9 @@ def project_topic(source: str | Path, parallel: Sequence[str | Path], variant: s
             "variant": variant,
             "kind": "topic",
             "method": "projection",
-            "source": str(source),
+            "source": recorded_path(source),
             "source_files": {s: sha256_file(source / f"{s}.tsv") for s in splits},
-            "parallel": [{"path": str(f.path), "sha256": f.sha256, "lines": f.n_lines} for f in text.files],
+            "parallel": [{"path": recorded_path(f.path), "sha256": f.sha256, "lines": f.n_lines} for f in text.files],
             "expected_lines": list(config.expected_lines or default_expected_lines(len(text.files))),
             "rows": rows_out,
             **credit.to_dict(),

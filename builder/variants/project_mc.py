@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schemas.runtime.provenance import recorded_path
 from schemas.dataset import load_dataset_dir
 from schemas.io import read_text_utf8, require_path, sha256_file, staging_dir
 from schemas.io import write_jsonl_atomic
@@ -163,8 +164,8 @@ def project_mc(source, translations, variant: str, out, *, config: CheckConfig |
             if len(used) == 1:
                 terms["license"] = used[0]
         VariantInfo.from_dict({
-            "variant": variant, "kind": "mc", "method": "projection", "source": str(source),
-            "translations": {"path": str(tpath), "sha256": sha256_file(tpath), "rows": len(trans)},
+            "variant": variant, "kind": "mc", "method": "projection", "source": recorded_path(source),
+            "translations": {"path": recorded_path(tpath), "sha256": sha256_file(tpath), "rows": len(trans)},
             "rows": rows_out, **terms, "config": config.to_dict(), "checks": checks.to_dict(),
         }).write(stage)
     return ProjectionResult(out_dir=target, rows=rows_out, checks=checks, credit=credit)

@@ -33,6 +33,7 @@ from typing import Callable
 
 import regex
 
+from schemas.runtime.provenance import recorded_path
 from schemas.io import read_sib_tsv, read_text_utf8, require_path, sha256_file, staging_dir, write_sib_tsv
 from schemas.io import write_jsonl_atomic, write_text_atomic
 from schemas.tables import jsonl_lines, split_lines
@@ -420,7 +421,7 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     report = {
         "variant": new_code,
         "source_variant": code,
-        "source": str(variant_dir),
+        "source": recorded_path(variant_dir),
         "source_files": {s: sha256_file(folder / f"{s}.{k}") for s, (k, _) in splits.items()},
         "method": "romanization",
         "tool": romanizer.tool,

@@ -8,7 +8,10 @@ and ``release.json``, the assembly manifest, the export's Croissant file).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import os
 import platform
 
 DISTRIBUTION = "mc-dataset-builder"
@@ -42,3 +45,42 @@ def library_versions(libraries: tuple[tuple[str, str], ...]) -> dict[str, str]:
     for dist, key in libraries:
         out[key] = package_version(dist)
     return out
+
+
+_RECORDED_FROM: "contextvars.ContextVar[str | None]" = contextvars.ContextVar("recorded_from", default=None)
+
+
+@contextlib.contextmanager
+def paths_recorded_from(root: str | os.PathLike):
+    """While the block runs, :func:`recorded_path` writes paths under ``root`` relative to it.
+
+    A release runs each stage's task inside it, so what a stage records of its
+    inputs (``variant.json``'s source folder, the baselines' dataset) does not
+    depend on where the release folder lies; a command run on its own records
+    paths as the user gave them.
+    """
+    token = _RECORDED_FROM.set(os.path.abspath(root))
+    try:
+        yield
+    finally:
+        _RECORDED_FROM.reset(token)
+
+
+def recorded_path(path: str | os.PathLike) -> str:
+    """``path`` as an output records it: relative to the folder of :func:`paths_recorded_from` when it
+    lies inside it, else as given.
+
+    >>> recorded_path("data/x.tsv")
+    'data/x.tsv'
+    >>> with paths_recorded_from("/srv/rel"):
+    ...     recorded_path("/srv/rel/stages/a/output"), recorded_path("/elsewhere/b")
+    ('stages/a/output', '/elsewhere/b')
+    """
+    root = _RECORDED_FROM.get()
+    text = os.fspath(path)
+    if root is None:
+        return text
+    absolute = os.path.abspath(text)
+    if absolute == root or absolute.startswith(root + os.sep):
+        return os.path.relpath(absolute, root).replace(os.sep, "/")
+    return text
