@@ -68,7 +68,7 @@ def agreement(app, annotations, fmt, labels_file, min_ratings, on_error, n_boot,
                                             min_ratings=min_ratings, on_error=on_error, n_boot=n_boot, seed=seed,
                                             ci_level=ci_level, top_confusions=top_confusions, plot=not no_plot),
                            app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)
 
 
 @annotate.command()
@@ -94,7 +94,7 @@ def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy
     result = run_adjudicate(AdjudicateOptions(annotations, out_dir, format=fmt, labels=labels_file,
                                               min_ratings=min_ratings, on_error=on_error, policy=policy,
                                               sheet=sheet), app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)
 
 
 @annotate.command()
@@ -112,7 +112,7 @@ def curate(app, labelled, recipe, out_dir):
     from builder.tasks.annotate import CurateOptions, run_curate
 
     result = run_curate(CurateOptions(labelled, recipe, out_dir), app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)
 
 
 def _ratios(ctx, param, value):
@@ -142,4 +142,4 @@ def split(app, labelled, ratios, seed, out_dir):
     from builder.tasks.annotate import SplitOptions, run_split
 
     result = run_split(SplitOptions(labelled, out_dir, ratios=ratios, seed=seed), app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)

@@ -34,6 +34,12 @@ class AppContext:
         for line in lines:
             click.echo(line)
 
+    def show(self, result) -> None:
+        """A task's result as the command prints it: ``lines`` on stdout, then its ``notes`` as info lines."""
+        self.echo_lines(result.lines)
+        for note in result.notes:
+            self.info(note)
+
 
 pass_app = click.make_pass_decorator(AppContext, ensure=True)
 

@@ -52,4 +52,4 @@ def describe(app: AppContext, variant_dir: Path, license_id: str | None, source_
 
     result = run_describe(DescribeOptions(variant_dir, license=license_id, source_name=source_name, citation=citation,
                                           citation_file=citation_file), app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)

@@ -39,4 +39,4 @@ def disparity(app, records, out, drop_aggregates, task_mean):
 
     result = run_disparity(DisparityOptions(records, out, drop_aggregates=drop_aggregates, task_mean=task_mean),
                            app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)

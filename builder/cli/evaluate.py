@@ -85,7 +85,7 @@ def baselines_cmd(app, dataset, out, baselines, variants, ngram_unit, jobs, back
                                             ngram_unit=ngram_unit, jobs=jobs, backend=backend, address=address,
                                             seed=seed, split=split, transfer_from=transfer_from,
                                             mlp_max_iter=mlp_max_iter, ci=ci), app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)
 
 
 @evaluate.command("predictions", short_help="Parse and score LLM answers.")
@@ -117,7 +117,7 @@ def predictions_cmd(app, files, task, out, gold, split, labels_path, model, answ
     result = run_predictions(PredictionsOptions(files, task, out, gold=gold, labels=labels_path, model=model,
                                                 answer_column=answer_column, lenient=lenient, split=split, ci=ci),
                              app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)
 
 
 @evaluate.command("prompts", short_help="Write Belebele's five-shot or zero-shot prompts.")
@@ -143,4 +143,4 @@ def prompts_cmd(app, dataset, mode, out, shots_from, variants, split, seed):
 
     result = run_prompts(PromptsOptions(dataset, out, mode, shots_from=shots_from, variants=variants, split=split,
                                         seed=seed), app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)

@@ -55,7 +55,7 @@ def qc(app, dataset, config_path, out_dir, against, variants, jobs, backend, add
     result = run_qc(QCOptions(dataset, config=config_path, out=out_dir, against=against, variants=variants,
                               jobs=jobs, backend=backend, address=address, junit=junit_path,
                               annotations=annotations), app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     if not result.passed:

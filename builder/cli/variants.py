@@ -54,7 +54,7 @@ def extend(app, source, parallel, translations, variant, out, expected_lines, co
     result = run_extend(ExtendOptions(source, variant, out, parallel=tuple(parallel), translations=translations,
                                       expected_lines=tuple(expected_lines), config=config_path, license=license_id),
                         app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)
 
 
 @click.command("romanize")
@@ -76,4 +76,4 @@ def romanize(app, variant_dir, out, scheme, allow_leftover):
 
     result = run_romanize(RomanizeOptions(variant_dir, out, scheme=scheme, allow_leftover=allow_leftover),
                           app.reporter())
-    app.echo_lines(result.lines)
+    app.show(result)

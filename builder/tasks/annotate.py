@@ -91,9 +91,9 @@ def run_agreement(options: AgreementOptions, report: Reporter = QUIET) -> Agreem
     line = (f"{rep['n_items']} items, {rep['n_annotators']} annotators: fleiss_kappa {f(rep['fleiss_kappa'])}"
             f", krippendorff_alpha {f(rep['krippendorff_alpha'])}, mean_cohen_kappa "
             f"{f(rep['mean_cohen_kappa'])}, gwet_ac1 {f(rep['gwet_ac1'])} -> {o.out / 'agreement.json'}")
-    if rep.get("fleiss_kappa_reason"):
-        report.info(f"note: fleiss_kappa not reported: {rep['fleiss_kappa_reason']}")
-    return AgreementResult(lines=[line], drops=_skip_rows("agreement", ann.skipped), report=rep, annotations=ann)
+    notes = [f"note: fleiss_kappa not reported: {rep['fleiss_kappa_reason']}"] if rep.get("fleiss_kappa_reason") else []
+    return AgreementResult(lines=[line], drops=_skip_rows("agreement", ann.skipped), notes=notes, report=rep,
+                           annotations=ann)
 
 
 # -- adjudication --------------------------------------------------------------------------------------------

@@ -108,12 +108,15 @@ class TaskResult:
 
     ``lines``: the command's standard-output summary. ``drops``: what it left
     out and why. ``warnings``: the warnings it gave (each also reported as it
-    happened), for the release's report.
+    happened), for the release's report. ``notes``: information lines that
+    belong after the summary (where the results were written, a measure not
+    reported); the caller reports them once it has shown ``lines``.
     """
 
     lines: list[str] = field(default_factory=list)
     drops: list[DropRow] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 # -- output folders ------------------------------------------------------------------------------------------

@@ -84,10 +84,10 @@ def run_baselines(options: BaselinesOptions, report: Reporter = QUIET) -> Baseli
     with output_folder(o.out, "evaluate baselines", inputs=[o.dataset], legacy="results.json") as stage:
         evaluation_report.write_baseline_report(stage, rows, chosen, settings, dataset)
     means = evaluation_report.baseline_means(rows, chosen)
-    report.info(f"wrote {o.out / 'results.csv'}; mean accuracy: "
-                + ", ".join(f"{b} {evaluation_report.pct(m)}" for b, m in means.items()))
-    return BaselinesResult(lines=_lines(evaluation_report.baseline_markdown(rows, chosen, settings)), rows=rows,
-                           baselines=chosen, settings=settings, means=means)
+    note = (f"wrote {o.out / 'results.csv'}; mean accuracy: "
+            + ", ".join(f"{b} {evaluation_report.pct(m)}" for b, m in means.items()))
+    return BaselinesResult(lines=_lines(evaluation_report.baseline_markdown(rows, chosen, settings)), notes=[note],
+                           rows=rows, baselines=chosen, settings=settings, means=means)
 
 
 # -- predictions ---------------------------------------------------------------------------------------------
@@ -152,9 +152,9 @@ def run_predictions(options: PredictionsOptions, report: Reporter = QUIET) -> Pr
     summary = [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in summary]
     with output_folder(o.out, "evaluate predictions", inputs=inputs, legacy="items.jsonl") as stage:
         evaluation_report.write_llm_report(stage, summary, per_item, kinds, settings)
-    report.info(f"wrote {o.out / 'results.csv'} and {o.out / 'items.jsonl'} ({len(per_item)} answers)")
-    return PredictionsResult(lines=_lines(evaluation_report.llm_markdown(summary, kinds)), summary=summary,
-                             n_answers=len(per_item))
+    note = f"wrote {o.out / 'results.csv'} and {o.out / 'items.jsonl'} ({len(per_item)} answers)"
+    return PredictionsResult(lines=_lines(evaluation_report.llm_markdown(summary, kinds)), notes=[note],
+                             summary=summary, n_answers=len(per_item))
 
 
 # -- prompts -------------------------------------------------------------------------------------------------

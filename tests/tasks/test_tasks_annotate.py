@@ -60,3 +60,9 @@ def test_curate_then_split_drops_are_the_log_steps(tmp_path):
     assert split.info == json.loads((tmp_path / "split" / "split.json").read_text(encoding="utf-8"))
     assert sum(split.info["counts"].values()) == 8 and split.drops == []
     assert split.lines[0].startswith("8 items -> train ")
+
+
+def test_a_measure_not_reported_is_a_note_after_the_summary(tmp_path):
+    result = run_agreement(AgreementOptions(D / "wide_missing.csv", tmp_path, n_boot=0, plot=False))
+    assert result.report["fleiss_kappa"] is None
+    assert result.notes == [f"note: fleiss_kappa not reported: {result.report['fleiss_kappa_reason']}"]

@@ -31,7 +31,8 @@ def test_baselines_result_is_results_json_and_lines_are_results_md_table(tmp_pat
     assert result.means == pytest.approx(written["means"])
     assert "| eng_Latn | Latn | 68 |" in "\n".join(result.lines) and result.drops == []
     assert info[0] == "evaluating 2 baseline(s) on 1 topic variant(s) with 1 worker(s)"
-    assert info[-1].startswith(f"wrote {tmp_path / 'out' / 'results.csv'}; mean accuracy: majority ")
+    assert result.notes == [f"wrote {tmp_path / 'out' / 'results.csv'}; mean accuracy: majority 25.0, char_tfidf "
+                            f"{100 * written['means']['char_tfidf']:.1f}"]
 
 
 def test_predictions_count_every_answer(tmp_path):
@@ -42,6 +43,8 @@ def test_predictions_count_every_answer(tmp_path):
     assert result.n_answers == len(items) == 204
     assert [(r["variant"], r["model"], r["n"]) for r in result.summary] == [("eng_Latn", "gpt-4", 204)]
     assert any("| eng_Latn | gpt-4 | 204 | 80.4 |" in line for line in result.lines)
+    assert result.notes == [f"wrote {tmp_path / 'out' / 'results.csv'} and {tmp_path / 'out' / 'items.jsonl'} "
+                            "(204 answers)"]
     with pytest.raises(UsageError, match="--lenient applies to --task mc only"):
         run_predictions(PredictionsOptions(files, "topic", tmp_path / "other", lenient=True))
 
