@@ -41,8 +41,8 @@ def _release(recipe: Path, out: Path):
     return plan, run_release(plan, say=lambda line: None)
 
 
-def test_a_romanized_variant_gets_the_recipe_license_not_the_default(tmp_path):
-    folder = _hindi(tmp_path)
+def _romanized_release(tmp_path: Path, folder: Path, qc: str = "false") -> Path:
+    """A release of ``folder`` (hin_Deva) and its romanized copy, recipe license CC-BY-4.0; its folder."""
     recipe = _recipe(tmp_path, f"""version: 1
 name: lic
 pivot: hin_Deva
@@ -50,38 +50,34 @@ license: CC-BY-4.0
 variants:
   - dataset: {folder}
   - romanize: {{from: hin_Deva}}
-qc: false
+qc: {qc}
 """)
     out = tmp_path / "rel"
     _release(recipe, out)
+    return out
+
+
+def _terms(out: Path) -> dict[str, set[str]]:
     summary = json.loads((out / "release.json").read_text(encoding="utf-8"))
-    terms = {v["variant"]: {s["license"] for s in v["licenses"]} for v in summary["variants"]}
-    assert terms == {"hin_Deva": {"CC-BY-4.0"}, "hin_Latn": {"CC-BY-4.0"}}
-    info = json.loads((out / "export" / "hin_Latn" / "variant.json").read_text(encoding="utf-8")) \
-        if (out / "export" / "hin_Latn" / "variant.json").is_file() else None
+    return {v["variant"]: {s["license"] for s in v["licenses"]} for v in summary["variants"]}
+
+
+def test_a_romanized_variant_gets_the_recipe_license_not_the_default(tmp_path):
+    out = _romanized_release(tmp_path, _hindi(tmp_path))
+    assert _terms(out) == {"hin_Deva": {"CC-BY-4.0"}, "hin_Latn": {"CC-BY-4.0"}}
     card = (out / "export" / "README.md").read_text(encoding="utf-8")
     assert "license: cc-by-4.0" in card.lower() and "cc-by-sa" not in card.lower()
-    assert info is None or info.get("license") == "CC-BY-4.0"
+    made = json.loads((out / "stages" / "romanize-hin_Latn" / "output" / "hin_Latn" / "variant.json")
+                      .read_text(encoding="utf-8"))
+    assert made["license"] == "CC-BY-4.0" and made["license_from"] == "release recipe"
 
 
 def test_a_source_that_declares_its_license_passes_it_to_the_romanized_variant(tmp_path):
     folder = _hindi(tmp_path)
     (folder / "variant.json").write_text(json.dumps({"variant": "hin_Deva", "kind": "topic",
                                                      "license": "CC-BY-SA-4.0"}), encoding="utf-8")
-    recipe = _recipe(tmp_path, f"""version: 1
-name: lic
-pivot: hin_Deva
-license: CC-BY-4.0
-variants:
-  - dataset: {folder}
-  - romanize: {{from: hin_Deva}}
-qc: false
-""")
-    out = tmp_path / "rel"
-    _release(recipe, out)
-    summary = json.loads((out / "release.json").read_text(encoding="utf-8"))
-    terms = {v["variant"]: {s["license"] for s in v["licenses"]} for v in summary["variants"]}
-    assert terms == {"hin_Deva": {"CC-BY-SA-4.0"}, "hin_Latn": {"CC-BY-SA-4.0"}}
+    out = _romanized_release(tmp_path, folder)
+    assert _terms(out) == {"hin_Deva": {"CC-BY-SA-4.0"}, "hin_Latn": {"CC-BY-SA-4.0"}}
 
 
 class _Counters:
@@ -149,18 +145,7 @@ def test_a_release_hashes_each_file_once_and_parses_each_split_once_per_stage(tm
 def test_the_recipe_pivot_reaches_the_gate_with_a_qc_config(tmp_path):
     config = tmp_path / "qc.yaml"
     config.write_text("pivot: eng_Latn\n", encoding="utf-8")
-    folder = _hindi(tmp_path)
-    recipe = _recipe(tmp_path, f"""version: 1
-name: piv
-pivot: hin_Deva
-license: CC-BY-4.0
-variants:
-  - dataset: {folder}
-  - romanize: {{from: hin_Deva}}
-qc: {{config: {config}}}
-""")
-    out = tmp_path / "rel"
-    _release(recipe, out)
+    out = _romanized_release(tmp_path, _hindi(tmp_path), qc=f"{{config: {config}}}")
     report = json.loads((out / "stages" / "qc" / "output" / "qc_report.json").read_text(encoding="utf-8"))
     assert report["pivot"] == "hin_Deva"
 
