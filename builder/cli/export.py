@@ -32,11 +32,10 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
     """
     from builder.tasks.export import LicensesOptions, run_licenses
 
-    report = app.reporter()
     res = run_licenses(LicensesOptions(directory, as_json=as_json, intended_use=intended_use, license=license_id,
-                                       source=source), report)
-    click.echo(res.text, nl=not as_json)
-    res.gate(report)
+                                       source=source), app.reporter())
+    app.show(res)
+    res.gate()
 
 
 @click.command()
@@ -76,4 +75,4 @@ def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: s
     res = run_export(ExportOptions(built, out, lm_eval=lm_eval, license=license_id, source=source, name=name,
                                    pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root, schema=schema,
                                    hub_repo=hub_repo, jobs=jobs, backend=backend, address=address), app.reporter())
-    app.echo_lines(res.lines)
+    app.show(res)

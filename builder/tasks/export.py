@@ -126,8 +126,9 @@ class LicensesOptions:
 
 @dataclass
 class LicensesResult(TaskResult):
-    """The audit, its rows (what ``--json`` prints), the rendered ``text`` (what the command prints;
-    JSON text ends with its newline) and, with an ``intended_use``, the splits that do not allow it."""
+    """The audit, its rows (what ``--json`` prints), the rendered ``text`` (JSON text ends with its
+    newline; ``lines`` hold it as the command prints it) and, with an ``intended_use``, the splits that
+    do not allow it (``failing``); ``notes`` say that every split allows it, when they do."""
 
     audit: Audit | None = None
     rows: list[dict] = field(default_factory=list)
@@ -140,17 +141,14 @@ class LicensesResult(TaskResult):
         """Whether every split allows the intended use (True without one)."""
         return not self.failing
 
-    def gate(self, report: Reporter = QUIET) -> None:
+    def gate(self) -> None:
         """The ``--intended-use`` verdict: :class:`GateFailed` (exit 1) naming up to five splits that do not
-        allow the use; else, with an intended use, an information line that every split does."""
-        if self.intended_use is None:
-            return
+        allow the use; nothing when every split allows it (or no use was asked about)."""
         if self.failing:
             names = ", ".join(self.failing[:5])
             more = f" and {len(self.failing) - 5} more" if len(self.failing) > 5 else ""
             raise GateFailed(f"{len(self.failing)} of {len(self.rows)} split(s) do not allow {self.intended_use} "
                              f"use: {names}{more}")
-        report.info(f"all {len(self.rows)} split(s) allow {self.intended_use} use")
 
 
 def _yes(flag: bool) -> str:
@@ -185,7 +183,7 @@ def run_licenses(options: LicensesOptions, report: Reporter = QUIET) -> Licenses
     """Audit every split of ``options.directory``; with an intended use, the verdict in the result.
 
     An input that cannot be read raises :class:`~schemas.errors.GateInputError` (exit 2, the read
-    error's message and location); the caller prints ``text``, then :meth:`LicensesResult.gate`
+    error's message and location); the caller prints the result, then :meth:`LicensesResult.gate`
     raises :class:`GateFailed` (exit 1) when a split does not allow the intended use.
     """
     o = options
@@ -195,11 +193,13 @@ def run_licenses(options: LicensesOptions, report: Reporter = QUIET) -> Licenses
         raise GateInputError.from_error(err) from err
     rows = [s.to_dict() for s in audit.splits]
     text = dumps_json(rows) if o.as_json else render_text(rows)
-    failing = []
+    failing, notes = [], []
     if o.intended_use is not None:
         failing = [f"{s.variant}/{s.split}" for s in audit.splits if not s.terms.allows(o.intended_use)]
-    return LicensesResult(lines=[text], audit=audit, rows=rows, text=text, intended_use=o.intended_use,
-                          failing=failing)
+        if not failing:
+            notes = [f"all {len(rows)} split(s) allow {o.intended_use} use"]
+    return LicensesResult(lines=[text.removesuffix("\n") if o.as_json else text], notes=notes, audit=audit,
+                          rows=rows, text=text, intended_use=o.intended_use, failing=failing)
 
 
 __all__ = ["ExportOptions", "ExportResult", "LicensesOptions", "LicensesResult", "USES", "render_text",

@@ -45,17 +45,24 @@ def test_export_options_are_frozen():
 
 def test_run_licenses_holds_the_rows_the_text_and_the_verdict():
     res = run_licenses(LicensesOptions(EXPORT_DATA / "mc_small", as_json=True, intended_use="commercial"))
-    assert json.loads(res.text) == res.rows and res.lines == [res.text]
+    assert json.loads(res.text) == res.rows and res.lines == [res.text[:-1]] and res.text.endswith("]\n")
     assert [(r["variant"], r["split"]) for r in res.rows] == [(s.variant, s.split) for s in res.audit.splits]
     assert not res.allowed and res.failing == [f"{r['variant']}/{r['split']}" for r in res.rows]
+    assert res.notes == []
     with pytest.raises(GateFailed, match=r"do not allow commercial use: eng_Latn/"):
         res.gate()
-    said = []
     ok = run_licenses(LicensesOptions(EXPORT_DATA / "mc_small", intended_use="research"))
-    ok.gate(Reporter(write=said.append))
-    assert ok.allowed and said == [f"all {len(ok.rows)} split(s) allow research use"]
-    run_licenses(LicensesOptions(EXPORT_DATA / "mc_small")).gate(Reporter(write=said.append))  # no use: no verdict
-    assert len(said) == 1
+    ok.gate()
+    assert ok.allowed and ok.notes == [f"all {len(ok.rows)} split(s) allow research use"]
+    plain = run_licenses(LicensesOptions(EXPORT_DATA / "mc_small"))  # no use asked about: no verdict
+    plain.gate()
+    assert plain.notes == [] and plain.lines == [plain.text] and not plain.text.endswith("\n")
+
+
+def test_the_licenses_command_prints_the_tasks_result():
+    res = run_licenses(LicensesOptions(EXPORT_DATA / "mc_small", as_json=True, intended_use="research"))
+    out = CliRunner().invoke(cli, ["licenses", str(EXPORT_DATA / "mc_small"), "--json", "--intended-use", "research"])
+    assert out.exit_code == 0 and out.stdout == res.text and out.stderr == res.notes[0] + "\n"
 
 
 def test_run_licenses_on_an_unreadable_folder_is_a_gate_input_error(tmp_path):
