@@ -69,15 +69,11 @@ def output_splits(recipe: Recipe) -> list[str]:
 
 
 class CountLedger(Ledger):
-    """The counts of a streamed ledger; its entries are in ``dropped.jsonl``, not in memory."""
+    """The counts of a streamed ledger (``counts`` and ``total``); its entries are in ``dropped.jsonl``, not in memory."""
 
     def __init__(self) -> None:
         super().__init__()
         self.total = 0
-
-    def add(self, drop) -> None:
-        self.counts[(drop.source, drop.split, drop.reason)] += 1
-        self.total += 1
 
     def __len__(self) -> int:
         return self.total

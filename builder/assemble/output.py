@@ -177,13 +177,6 @@ class Outputs:
     def names(self) -> list[str]:
         return [name for out in self.splits.values() for name in out.names] + ["dropped.jsonl"]
 
-    def drops(self, lines) -> None:
-        """Ledger lines (JSON text without the newline), in ledger order."""
-        text = "\n".join(lines)
-        if text:
-            self.ledger.write(text)
-            self.ledger.write("\n")
-
     def rows(self, split: str, dataset: str, license_: str, cols: dict[str, list]) -> None:
         """Append kept rows of one source, given as columns (``passage_id`` to ``correct_answer_num``, ``corpus``,
         ``file``, ``record``), to the split's files and its row group."""

@@ -24,7 +24,8 @@ or the main one):
     (``complete_options``);
 ``source``
     every split of its source: :meth:`Filter.key` names a record, and a
-    record whose key came earlier in the source is dropped (``duplicate_question``).
+    record whose key came earlier in the source is dropped, for the reason
+    :meth:`Filter.repeated` gives (``duplicate_question``).
 
 A step that declares no scope cannot be built (a :class:`TypeError`): the
 runner never guesses what a decision depends on. ``uses_meta`` says whether
@@ -203,6 +204,10 @@ class Filter:
 
     def where(self, item: RawMCItem) -> str:
         """Scope ``source``: how a later record with the same key names this one in its ledger message."""
+        raise NotImplementedError
+
+    def repeated(self, first: str) -> tuple[str, str]:
+        """Scope ``source``: ``(reason, message)`` of a record whose key came earlier (``first``: :meth:`where` of it)."""
         raise NotImplementedError
 
     def run(self, items: Iterable[RawMCItem], ctx: StepContext) -> list[RawMCItem]:

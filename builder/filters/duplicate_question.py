@@ -37,3 +37,6 @@ class DuplicateQuestion(Filter):
     def where(item) -> str:
         """How a later duplicate names this record (``"train RACE/train/high/1.txt #0"``)."""
         return f"{item.split} {item.file} {item.record}"
+
+    def repeated(self, first: str) -> tuple[str, str]:
+        return self.name, f"same passage, question and options as {first}"

@@ -16,7 +16,8 @@ the whole split at once:
   :meth:`~builder.filters.Filter.key` is kept in sorted arrays, with the
   first record's place on disk (:class:`SeenStore`), so the step holds 24
   bytes a record instead of its text; a later record with a key already seen
-  in its source (any split) is dropped, naming the first.
+  in its source (any split) is dropped, for the reason and with the message
+  :meth:`~builder.filters.Filter.repeated` gives (naming the first).
 
 :meth:`builder.filters.Filter.run` is this runner over one list.
 
@@ -208,8 +209,8 @@ class _PerSource:
             if digest not in earlier and first[digest] == i:
                 kept.append(item)
                 continue
-            where = earlier.get(digest) or self.step.where(items[first[digest]])
-            self.ctx.drop(item, self.step.name, self.step.name, f"same passage, question and options as {where}")
+            reason, message = self.step.repeated(earlier.get(digest) or self.step.where(items[first[digest]]))
+            self.ctx.drop(item, reason, self.step.name, message)
         return kept
 
     def finish(self) -> list:

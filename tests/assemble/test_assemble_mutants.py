@@ -564,10 +564,10 @@ def test_a_reader_yielding_an_unasked_split_is_an_internal_error(monkeypatch):
 
 def test_bookkeeping_errors_say_what_does_not_add_up():
     from builder.assemble import InternalError
-    from builder.filters.base import Drop
 
     result = assembled(recipe_from_dict(minimal()))[0]
-    result.ledger.add(Drop("Other", "train", "train", "f", "#1", "fill_in_blank", "fill_in_blank"))
+    result.ledger.counts[("Other", "train", "fill_in_blank")] += 1  # a drop no source accounts for
+    result.ledger.total += 1
     with pytest.raises(InternalError, match=r"^internal error: the ledger holds 1 drops but the sources account "
                                             r"for fewer; nothing was written \(please report this\)$"):
         result.check_counts()

@@ -349,7 +349,7 @@ class QuestionMark(Filter):
     uses_meta = False
 
     def keep(self, item):
-        return item.question.rstrip().endswith("?") or "no_question_mark"
+        return item.question.rstrip().endswith("?") or ("no_question_mark", "does not end with a question mark")
 
 
 class EveryThird(Filter):
@@ -382,16 +382,37 @@ class FirstOfPassage(Filter):
         return items[:1]
 
 
+class SameQuestionText(Filter):
+    """Drops a question whose first word came earlier in its source, any split (scope source)."""
+
+    name = "same_question_text"
+    reasons = ("repeated_question",)
+    scope = "source"
+    uses_meta = False
+
+    def key(self, item):
+        return item.question.split()[0].lower()
+
+    def where(self, item):
+        return f"{item.split} {item.record}"
+
+    def repeated(self, first):
+        return "repeated_question", f"asked before at {first}"
+
+
 @pytest.fixture
 def plugins(monkeypatch):
-    for cls in (QuestionMark, EveryThird, FirstOfPassage):
+    for cls in (QuestionMark, EveryThird, FirstOfPassage, SameQuestionText):
         monkeypatch.setitem(FILTERS, cls.name, cls)  # forked workers inherit the registry
 
 
 def plugin_recipe():
     return recipe_from_dict({"name": "plugins", "outputs": {"formats": ["parquet", "jsonl"]}, "sources": [
         {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train", "dev": "dev"},
-         "filters": ["every_third", "question_mark", "first_of_passage"]}]})
+         "filters": ["every_third", "question_mark", "first_of_passage", "same_question_text"]},
+        # a source step, then item steps: the workers decide the item steps ahead (a pair: reason and message)
+        {"name": "RACE again", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train"},
+         "filters": ["duplicate_question", "question_mark"]}]})
 
 
 @pytest.mark.parametrize("jobs, small", [(1, False), (2, True)])
@@ -405,15 +426,50 @@ def test_a_new_filter_declaring_its_scope_runs_through_the_one_runner(tmp_path, 
     same_outputs(reference, tmp_path / "stream", parquet_bytes=False)
     # the counts, derived here from the records as the reader yields them
     expected: Counter = Counter()
+    seen: set = set()
     for split in ("train", "dev"):
         records = list(get_reader("race")(SOURCES / "race", [split]))
         kept = [r for k, r in enumerate(records, 1) if k % 3]
         expected[(split, "every_third")] = len(records) - len(kept)
         asked = [r for r in kept if r.question.rstrip().endswith("?")]
         expected[(split, "no_question_mark")] = len(kept) - len(asked)
-        expected[(split, "later_question")] = len(asked) - len({r.passage_id for r in asked})
-    got = Counter({(d["split"], d["reason"]): d["count"] for d in manifest["dropped"]})
+        firsts = [r for k, r in enumerate(asked) if k == 0 or asked[k - 1].passage_id != r.passage_id]
+        expected[(split, "later_question")] = len(asked) - len(firsts)
+        new = [r for r in firsts if r.question.split()[0].lower() not in seen and not seen.add(r.question.split()[0].lower())]
+        expected[(split, "repeated_question")] = len(firsts) - len(new)
+    got = Counter({(d["split"], d["reason"]): d["count"] for d in manifest["dropped"] if d["source"] == "RACE"})
     assert got == +expected and all(expected[(s, r)] for s in ("train", "dev") for r in ("every_third",
                                                                                            "no_question_mark"))
-    assert set(manifest["dropped_by_reason"]) >= {"every_third", "no_question_mark", "later_question"}
+    assert set(manifest["dropped_by_reason"]) >= {"every_third", "no_question_mark", "later_question",
+                                                  "repeated_question"}
+    ledger = [json.loads(x) for x in (tmp_path / "stream" / "dropped.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {d["step"] for d in ledger if d["reason"] == "repeated_question"} == {"same_question_text"}
+    assert all(d["message"].startswith("asked before at ") for d in ledger if d["reason"] == "repeated_question")
+    race = list(get_reader("race")(SOURCES / "race", ["train"]))
+    again = [d for d in ledger if d["source"] == "RACE again"]
+    assert [(d["record_id"], d["step"], d["message"]) for d in again] == [
+        (r.record, "question_mark", "does not end with a question mark") for r in race
+        if not r.question.rstrip().endswith("?")]
+    assert all(d["message"] == "does not end with a question mark" for d in ledger if d["reason"] == "no_question_mark")
     assert all(c["read"] == c["kept"] + c["dropped"] for c in manifest["counts"])
+
+
+def test_text_beyond_ascii_is_written_as_it_is_in_the_outputs_and_the_ledger(tmp_path):
+    rows = [{"passage": "राम घर गया। वह खुश था।", "question": "राम कहाँ गया?", "a": "घर", "b": "वन", "c": "नगर",
+             "d": "गाँव", "label": "A", "pid": "p1"},
+            {"passage": "Ça va très bien.", "question": "Qui va _ ?", "a": "moi", "b": "toi", "c": "lui", "d": "elle",
+             "label": "B", "pid": "पाठ-2"}]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    recipe = recipe_from_dict({"name": "scripts", "language": "hin_Deva", "outputs": {"formats": ["jsonl", "tsv"]},
+                               "sources": [{
+        "name": "J", "reader": "jsonl", "path": str(tmp_path), "splits": {"train": "train"}, "license": "MIT",
+        "filters": ["fill_in_blank"], "options": {"columns": {
+            "passage": "passage", "question": "question", "options": ["a", "b", "c", "d"], "answer": "label",
+            "passage_id": "pid"}}}]})
+    assemble(recipe, tmp_path / "out")
+    (line,) = (tmp_path / "out" / "dropped.jsonl").read_text(encoding="utf-8").splitlines()
+    assert '"passage_id": "पाठ-2"' in line  # as it is, not escaped
+    assert line == json.dumps(json.loads(line), ensure_ascii=False, sort_keys=True)
+    (kept,) = (tmp_path / "out" / "train.jsonl").read_text(encoding="utf-8").splitlines()
+    assert "राम कहाँ गया?" in kept and kept == json.dumps(json.loads(kept), ensure_ascii=False, sort_keys=True)
+    assert "राम घर गया। वह खुश था।" in (tmp_path / "out" / "train.tsv").read_text(encoding="utf-8")

@@ -426,21 +426,35 @@ def test_ordered_map_raises_a_planning_error_in_its_turn(jobs):
 def test_ctrl_c_ends_the_ordered_maps_workers():
     import signal
 
-    from schemas.runtime.fanout import ordered_map
-
     pids, before = [], multiprocessing_children()
-    with pytest.raises(KeyboardInterrupt):
-        for task, results in ordered_map(sleeps_long, range(4), jobs=2):
-            next(results)
-            pids = sorted(set(multiprocessing_children()) - set(before))
-            for pid in pids:  # a terminal's Ctrl-C reaches every process of the group: the workers ignore it
-                os.kill(pid, signal.SIGINT)
-            os.kill(os.getpid(), signal.SIGINT)
-            next(results)  # the worker sleeps: this process is interrupted while it waits
+    # SIGINT as a terminal delivers it: a test run started in the background inherits SIGINT ignored,
+    # and Python then never turns it into KeyboardInterrupt
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        interrupted(pids)
+    finally:
+        signal.signal(signal.SIGINT, handler)
     assert len(pids) == 2 and multiprocessing_children() == before
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def interrupted(pids: list) -> None:
+    """Interrupt this process while it waits for a worker, with SIGINT sent to every worker as well."""
+    import signal
+
+    from schemas.runtime.fanout import ordered_map
+
+    before = multiprocessing_children()
+    with pytest.raises(KeyboardInterrupt):
+        for task, results in ordered_map(sleeps_long, range(4), jobs=2):
+            next(results)
+            pids[:] = sorted(set(multiprocessing_children()) - set(before))
+            for pid in pids:  # a terminal's Ctrl-C reaches every process of the group: the workers ignore it
+                os.kill(pid, signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+            next(results)  # the worker sleeps: this process is interrupted while it waits
 
 
 def multiprocessing_children() -> list[int]:
