@@ -126,7 +126,7 @@ def _facts(report, result, **more) -> dict:
     The task's standard-output summary goes to the reporter (stderr): the release's standard output
     is its own summary line.
     """
-    for line in result.lines:
+    for line in [*result.lines, *result.notes]:
         report.info(line)
     out = {"drops": [d.to_dict() for d in result.drops], "warnings": list(result.warnings)}
     out.update(more)
@@ -243,19 +243,13 @@ def _romanize(plan: Plan, src: RomanizeEntry) -> None:
     def romanize(output: Path) -> dict:
         from builder.tasks import variants as t
         from schemas.runtime.provenance import paths_recorded_from
-        from schemas.variant import VariantInfo
 
-        # the recipe's license is that of variants that declare none: a source folder that declares
-        # one passes it on, one that does not gets the recipe's (never the romanizer's default)
-        info = VariantInfo.read(base.folder)
-        license_id = None if info is not None and info.license else fallback
+        # the recipe's license is that of variants that declare none (never the romanizer's default)
+        options = t.RomanizeOptions(variant_dir=base.folder, out=output, scheme=src.scheme,
+                                    allow_leftover=src.allow_leftover, license=fallback,
+                                    license_from="release recipe")
         with paths_recorded_from(root):
-            return _facts(report, t.run_romanize(t.RomanizeOptions(variant_dir=base.folder, out=output,
-                                                                   scheme=src.scheme,
-                                                                   allow_leftover=src.allow_leftover,
-                                                                   license=license_id,
-                                                                   license_from=license_id and "release recipe"),
-                                                 report))
+            return _facts(report, t.run_romanize(options, report))
 
     st = plan.stage(f"romanize-{v}", {"source": base.folder},
                     {"scheme": src.scheme or "iso", "allow_leftover": src.allow_leftover,

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from schemas.codes import validate_variant_code
-from schemas.errors import RecipeError, SourceNotFoundError, ToolkitError
+from schemas.errors import SourceNotFoundError, ToolkitError
 from schemas.io import read_text_utf8, read_yaml
 from schemas.validate import Checker, unknown_key
 

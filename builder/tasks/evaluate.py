@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from schemas.runtime.provenance import recorded_path
 from schemas.errors import UsageError
 
 from .base import QUIET, Reporter, TaskResult, check_output, output_folder
@@ -80,7 +81,7 @@ def run_baselines(options: BaselinesOptions, report: Reporter = QUIET) -> Baseli
     settings = cfg.to_dict()
     if ds.kind == "mc":
         settings.pop("ngram_unit"), settings.pop("mlp_max_iter")
-    dataset = {"path": str(o.dataset), "kind": ds.kind, "variants": ds.variants}
+    dataset = {"path": recorded_path(o.dataset), "kind": ds.kind, "variants": ds.variants}
     with output_folder(o.out, "evaluate baselines", inputs=[o.dataset], legacy="results.json") as stage:
         evaluation_report.write_baseline_report(stage, rows, chosen, settings, dataset)
     means = evaluation_report.baseline_means(rows, chosen)

@@ -16,7 +16,7 @@ Markdown verdict is appended to it. Progress goes through the reporter
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 

@@ -81,8 +81,8 @@ def run_extend(options: ExtendOptions, report: Reporter = QUIET) -> ExtendResult
 @dataclass(frozen=True)
 class RomanizeOptions:
     """``builder romanize``: the ``variant_dir`` to romanize, ``scheme`` [default: the script's first],
-    ``allow_leftover`` native letters. ``license``: the new variant's license instead of the one carried
-    from the source folder, recorded with ``license_from`` (e.g. ``release recipe``)."""
+    ``allow_leftover`` native letters. ``license``: the new variant's license where the source folder
+    declares none, recorded with ``license_from`` (e.g. ``release recipe``)."""
 
     variant_dir: Path
     out: Path

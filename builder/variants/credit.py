@@ -35,7 +35,7 @@ class Credit:
         return {k: v for k, v in out.items() if v is not None}
 
 
-def carried_credit(source: Path, license: str | None) -> Credit:
+def carried_credit(source: Path, license: str | None, *, license_from: str = "--license") -> Credit:
     """The credit a projection of ``source`` carries; its license resolved as every stage resolves one.
 
     Source name and citation come from the source folder's ``variant.json`` (see
@@ -44,10 +44,12 @@ def carried_credit(source: Path, license: str | None) -> Credit:
     the release recipe's ``license:``; a fallback, which never replaces what the source
     declares), else :data:`DEFAULT_LICENSE`. The id must be registered
     (:func:`schemas.license_registry.get_license`, as ``builder export`` checks it).
+    ``license_from`` names the fallback where it answers (``--license``, ``release recipe``).
     """
     info = (VariantInfo.read(source) if Path(source).is_dir() else None) or VariantInfo()
     carried = info.credit()
-    chosen, origin, where = LicenseContext.of(info, folder=Path(source), fallback=license).declared()
+    chosen, origin, where = LicenseContext.of(info, folder=Path(source), fallback=license,
+                                               fallback_field=license_from).declared()
     if chosen is None:
         chosen, origin, where = DEFAULT_LICENSE, DEFAULT_LICENSE_FROM, {}
     elif "file" in where:

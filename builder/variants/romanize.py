@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
@@ -39,7 +39,6 @@ from schemas.io import write_jsonl_atomic, write_text_atomic
 from schemas.tables import jsonl_lines, split_lines
 from schemas.errors import ScriptError, SchemaError, UsageError
 from schemas.codes import check_language_code
-from schemas.license_registry import get_license
 from schemas.splits import SPLIT_ORDER
 from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.runtime.provenance import package_version
@@ -360,9 +359,10 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     carries the source's credit as ``builder extend`` does
     (:func:`~builder.variants.credit.carried_credit`): ``source_name``,
     ``citation``, and ``license`` with ``license_from`` (default CC-BY-SA-4.0).
-    ``license``, when given, is the new variant's license instead of the one
-    carried (a registered id, checked), recorded with ``license_from`` (what
-    declared it, e.g. ``release recipe``; default :data:`LICENSE_FROM_CALLER`).
+    ``license``, when given, is the fallback for a source whose ``variant.json``
+    declares none (the one rule of :mod:`schemas.licensing`: a fallback never
+    replaces what the source declares), recorded with ``license_from`` (who
+    gave it, e.g. ``release recipe``; default :data:`LICENSE_FROM_CALLER`).
     """
     folder = require_path(variant_dir, what="variant folder", kind="dir")
     info = VariantInfo.read(folder)
@@ -414,10 +414,8 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     fresh = get_romanizer(code, scheme)  # a second romanizer with its own (empty) cache
     deterministic = [romanizer.romanize(t) for t in sample] == [fresh.romanize(t) for t in sample]
     rt = round_trip(natives, romanizer) if check_round_trip else {"checked": False, "reason": "skipped"}
-    credit = carried_credit(folder, None)  # source name, citation, license and license_from, as extend
-    if license is not None:
-        get_license(license, field="license")
-        credit = replace(credit, license=license, license_from=license_from or LICENSE_FROM_CALLER)
+    # source name, citation, license and license_from, as extend
+    credit = carried_credit(folder, license, license_from=license_from or LICENSE_FROM_CALLER)
     report = {
         "variant": new_code,
         "source_variant": code,

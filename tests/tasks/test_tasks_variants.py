@@ -51,8 +51,7 @@ def test_romanize_carries_the_source_license_by_default(tmp_path, hin_small):
     assert result.lines == [f"wrote {result.out_dir} ({result.romanized.summary()})"]
 
 
-def test_romanize_with_a_license_records_it_as_the_caller_declared(tmp_path, hin_small):
-    VariantInfo(license="CC-BY-SA-4.0").write(hin_small)  # even over a license the source declares
+def test_romanize_with_a_license_uses_it_where_the_source_declares_none(tmp_path, hin_small):
     run_romanize(RomanizeOptions(hin_small, tmp_path / "out", license="CC-BY-4.0", license_from="release recipe"))
     info = VariantInfo.read(tmp_path / "out" / "hin_Latn")
     assert (info.license, info.license_from) == ("CC-BY-4.0", "release recipe")
@@ -61,3 +60,8 @@ def test_romanize_with_a_license_records_it_as_the_caller_declared(tmp_path, hin
     with pytest.raises(LicenseError):
         run_romanize(RomanizeOptions(hin_small, tmp_path / "bad", license="NOT-A-LICENSE"))
     assert not (tmp_path / "bad").exists()
+    # one rule (schemas.licensing): the caller's license is a fallback, never over what the source declares
+    VariantInfo(license="CC-BY-SA-4.0").write(hin_small)
+    run_romanize(RomanizeOptions(hin_small, tmp_path / "declared", license="CC-BY-4.0", license_from="release recipe"))
+    info = VariantInfo.read(tmp_path / "declared" / "hin_Latn")
+    assert info.license == "CC-BY-SA-4.0" and info.license_from.startswith("source variant.json")
