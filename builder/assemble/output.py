@@ -103,7 +103,7 @@ class _Split:
             self.tsv = _text_file(folder / f"{split}.tsv", stack)
             self.tsv.write("\t".join(TSV_HEADER) + "\n")
         self.cols: dict[str, list] = {c: [] for c in _COLUMNS}
-        self.text = self.rows = self.groups = 0
+        self.text = self.groups = 0
 
     def flush(self) -> None:
         """Write the buffered rows as one row group (an empty split: one empty row group, as before)."""
@@ -188,7 +188,6 @@ class Outputs:
                 "license": [license_] * n}
         for c in _COLUMNS:
             out.cols[c].extend(full[c])
-        out.rows += n
         out.text += sum(map(len, cols["passage"])) + sum(map(len, cols["question"])) + sum(
             sum(map(len, cols[f"answer{k}"])) for k in range(1, 5))
         nums = [str(x) for x in cols["correct_answer_num"]]

@@ -168,7 +168,7 @@ _FOLDERS = itertools.count()
 
 
 def run_task(task: Task):
-    """Read a task's files and run ``steps[:task.stop]``; yield ``(read, files, items, drops)`` batches."""
+    """Read a task's files and run ``steps[:task.stop]``; yield ``(read, items, drops)`` batches."""
     recipe, on_error, seed = _STATE
     spec = recipe.sources[task.source]
     if task.source not in _READERS:
@@ -183,15 +183,15 @@ def run_task(task: Task):
     pre = precomputed(steps, task.stop)
     meta = not pre and any(step.uses_meta for step in steps[task.stop:])
 
-    def pack(items, read, files):
+    def pack(items, read):
         out = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct, it.file,
                 it.record, it.meta if meta else None, key_digest(digest, it) if digest else None,
                 verdict(steps, task.stop, it) if pre else None) for it in items]
         drops = [(pos, d.reason, drop_line(d)) for pos, d in ledger.drops]
         ledger.drops = []
-        return read, files, out, drops
+        return read, out, drops
 
-    batch, read, files = [], 0, 0
+    batch, read = [], 0
     for path in task.files:
         for rec in reader.parse_file(task.native, Path(path)):
             read += 1
@@ -205,10 +205,9 @@ def run_task(task: Task):
             else:
                 batch.append(rec)
             if len(batch) >= BATCH:
-                yield pack(chain.feed(batch), read, files)
-                batch, read, files = [], 0, 0
-        files += 1
-    yield pack(chain.feed(batch) + chain.finish(), read, files)
+                yield pack(chain.feed(batch), read)
+                batch, read = [], 0
+    yield pack(chain.feed(batch) + chain.finish(), read)
 
 
 class _SplitRun:
@@ -250,7 +249,7 @@ class _SplitRun:
             self.kept += len(items)
 
     def take(self, payload) -> None:
-        read, _, rows, drops = payload
+        read, rows, drops = payload
         self.count.read += read
         self._drops(drops)
         items = [RawMCItem(c, self.native, p, q, text, question, opts, correct, f, r, meta or {})

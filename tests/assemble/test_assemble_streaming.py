@@ -473,3 +473,87 @@ def test_text_beyond_ascii_is_written_as_it_is_in_the_outputs_and_the_ledger(tmp
     (kept,) = (tmp_path / "out" / "train.jsonl").read_text(encoding="utf-8").splitlines()
     assert "राम कहाँ गया?" in kept and kept == json.dumps(json.loads(kept), ensure_ascii=False, sort_keys=True)
     assert "राम घर गया। वह खुश था।" in (tmp_path / "out" / "train.tsv").read_text(encoding="utf-8")
+
+
+# --- what the workers send and where the row groups end (survivors of the issue-22 mutation run) ------------
+
+class LongPassageByMeta(Filter):
+    """Drops a MultiRC question whose reader-marked sentences (``item.meta``) are more than two."""
+
+    name = "long_by_meta"
+    reasons = ("long_by_meta",)
+    scope = "item"
+
+    def keep(self, item):
+        return len(item.meta.get("sentences", [])) <= 2 or "long_by_meta"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_workers_send_meta_to_a_step_that_reads_it_in_this_process(tmp_path, monkeypatch, jobs):
+    # sample_four_options (scope split) on part of a split runs here, so the step after it runs here too
+    # and needs each record's meta from the worker
+    monkeypatch.setitem(FILTERS, LongPassageByMeta.name, LongPassageByMeta)
+    recipe = recipe_from_dict({"name": "meta", "sources": [
+        {"name": "MultiRC", "reader": "multirc", "path": str(MULTIRC), "splits": {"train": "train", "dev": "dev"},
+         "filters": ["sample_four_options", "long_by_meta"]}]})
+    reference = whole_splits(recipe, tmp_path / "whole")
+    monkeypatch.setattr(stream, "FILES_PER_TASK", 1)
+    monkeypatch.setattr(stream, "BATCH", 2)
+    _, manifest = assemble(recipe, tmp_path / "stream", jobs=jobs)
+    same_outputs(reference, tmp_path / "stream", parquet_bytes=True)
+    dropped = {(d["split"], d["reason"]): d["count"] for d in manifest["dropped"]}
+    assert dropped.get(("train", "long_by_meta"), 0) > 0 and dropped.get(("dev", "long_by_meta"), 0) > 0
+
+
+def row_text(row) -> int:
+    return len(row["passage"]) + len(row["question"]) + sum(len(row[f"answer{k}"]) for k in range(1, 5))
+
+
+@pytest.mark.parametrize("limit, max_rows", [(3000, 1 << 20), (10**9, 7)])
+def test_a_row_group_ends_once_its_text_or_its_rows_reach_the_limit(tmp_path, monkeypatch, limit, max_rows):
+    # one record per batch: a row group ends after the first row at which the buffered text (passage,
+    # question, four answers) reaches ROW_GROUP_TEXT characters, or the rows ROW_GROUP_ROWS
+    monkeypatch.setattr(stream, "BATCH", 1)
+    monkeypatch.setattr(output, "ROW_GROUP_TEXT", limit)
+    monkeypatch.setattr(output, "ROW_GROUP_ROWS", max_rows)
+    recipe = recipe_from_dict({"name": "groups", "sources": [
+        {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train"}}]})
+    assemble(recipe, tmp_path / "out")
+    parquet = pq.ParquetFile(tmp_path / "out" / "train.parquet")
+    expected, text, rows = [], 0, 0
+    for row in parquet.read().to_pylist():
+        text, rows = text + row_text(row), rows + 1
+        if text >= limit or rows >= max_rows:
+            expected.append(rows)
+            text, rows = 0, 0
+    expected += [rows] if rows else []
+    assert len(expected) > 2
+    assert [parquet.metadata.row_group(i).num_rows for i in range(parquet.num_row_groups)] == expected
+
+
+def test_reader_errors_come_first_in_the_ledger_then_each_step_in_order(tmp_path):
+    _, manifest = assemble(load_recipe(ROOT / "tests" / "data" / "assemble" / "bad-race.yaml"), tmp_path / "out",
+                           on_error="skip")
+    ledger = [json.loads(x) for x in (tmp_path / "out" / "dropped.jsonl").read_text(encoding="utf-8").splitlines()]
+    # 1.txt (a fill-in-the-blank question) is read before 2.txt (malformed): the reader's drop still comes first
+    assert [(d["step"], d["file"].rsplit("/", 1)[-1]) for d in ledger] == [("reader", "2.txt"),
+                                                                           ("fill_in_blank", "1.txt")]
+
+
+def test_a_reader_yielding_another_asked_split_from_a_file_is_named(tmp_path, monkeypatch):
+    from builder.assemble import InternalError
+
+    real = stream.get_reader("mctest")
+
+    class Crossed(real):
+        def parse_file(self, split, path):
+            for rec in super().parse_file(split, path):
+                rec.split = "dev" if split == "train" else split
+                yield rec
+
+    monkeypatch.setattr(stream, "get_reader", lambda name: Crossed)
+    data = {"name": "demo", "sources": [{"name": "MCTest", "reader": "mctest", "path": str(SOURCES / "mctest"),
+                                         "splits": {"train": "train", "dev": "dev"}}]}
+    with pytest.raises(InternalError, match=r"^internal error: reader mctest yielded split 'dev', "
+                                            r"from a file of split 'train'$"):
+        assemble(recipe_from_dict(data), tmp_path / "out")
