@@ -222,3 +222,32 @@ def test_rerun_replaces_an_earlier_output_whole(tmp_path):
     (out / "stale.txt").write_text("old")
     assemble(recipe, out, on_error="skip")
     assert not (out / "stale.txt").exists() and (out / "manifest.json").is_file()
+
+
+def test_the_manifest_records_the_recipe_the_sources_their_licenses_and_the_versions(tmp_path):
+    # its own assembly, not the module's fixture: mutmut links a test to what the test itself calls
+    from builder.assemble import versions
+
+    recipe = load_recipe(EXAMPLE)
+    result, manifest = assemble(recipe, tmp_path / "out")
+    frames = {split: pd.read_parquet(tmp_path / "out" / f"{split}.parquet") for split in ("train", "dev")}
+    ledger = [json.loads(line) for line in (tmp_path / "out" / "dropped.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(manifest) == ["counts", "dropped", "dropped_by_reason", "files", "language", "license_override",
+                                "max_sentences", "on_error", "recipe", "seed", "sources", "splits", "versions"]
+    assert (manifest["recipe"], manifest["language"], manifest["max_sentences"], manifest["on_error"]) == (
+        recipe.name, recipe.language, recipe.max_sentences, "raise")
+    assert manifest["versions"] == versions() and {"toolkit", "python", "numpy", "pyarrow"} <= set(manifest["versions"])
+    assert manifest["license_override"] == recipe.license_override.to_dict() and manifest["license_override"]["reason"]
+    licenses = {name: set(frame.loc[frame["dataset"] == name, "license"]) for frame in frames.values()
+                for name in set(frame["dataset"])}
+    assert manifest["sources"] == [{**s.to_dict(), "license": result.licenses[s.name]} for s in recipe.sources]
+    assert all(licenses.get(s["name"], {s["license"]}) == {s["license"]} for s in manifest["sources"])
+    # each reason summed over every source and split (fill_in_blank: RACE train and dev, and SciQ)
+    by_reason = Counter(d["reason"] for d in ledger)
+    assert manifest["dropped_by_reason"] == dict(sorted(by_reason.items()))
+    assert sum(1 for d in manifest["dropped"] if d["reason"] == "fill_in_blank") >= 2
+
+
+def test_a_recipe_without_a_license_override_records_none(tmp_path):
+    _, manifest = assemble(load_recipe(CRAFTED / "bad-race.yaml"), tmp_path / "out", on_error="skip")
+    assert manifest["license_override"] is None
