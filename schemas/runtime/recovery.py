@@ -1,4 +1,4 @@
-"""Recovery after a run that was killed while writing (see :mod:`schemas.outputs` for the names).
+"""Recovery after a run that was killed while writing (see :mod:`schemas.runtime.outputs` for the names).
 
 A killed run leaves temporary names beside its target: ``.NAME.PID.XXXXXXXX.staging``
 and ``.NAME.PID.XXXXXXXX.tmp`` (incomplete), ``.NAME.PID.old`` (the earlier
