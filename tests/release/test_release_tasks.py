@@ -131,6 +131,11 @@ def test_a_release_hashes_each_file_once_and_parses_each_split_once_per_stage(tm
     parsed = {k: n for k, n in counters.parses.items() if n > 1}
     assert not parsed, parsed
     assert {stage for stage, _ in counters.parses} >= {"qc", "licenses", "baselines", "export"}
+    # the gate's record names the dataset by the dataset stage and that stage's recorded digest
+    qc = json.loads((out / "stages" / "qc" / "stage.json").read_text(encoding="utf-8"))
+    made = json.loads((out / "stages" / "dataset" / "stage.json").read_text(encoding="utf-8"))
+    assert qc["inputs"]["dataset"] == {"path": "stages/dataset/output", "stage": "dataset",
+                                       "sha256": made["output"]["sha256"]}
     # a second run with nothing changed hashes each file once (inputs, and the outputs it checks)
     # and parses no split
     counters.hashes.clear()
