@@ -281,7 +281,7 @@ class _SplitRun:
             with open(self.folder / f"drops{pos + 1}.jsonl", encoding="utf-8") as fh:
                 shutil.copyfileobj(fh, outputs.ledger)
         self.count.kept += self.kept
-        self.result.n_rows[self.split] = self.result.n_rows.get(self.split, 0) + self.kept
+        self.result.n_rows[self.split] += self.kept
         shutil.rmtree(self.folder)
 
 

@@ -557,3 +557,25 @@ def test_a_reader_yielding_another_asked_split_from_a_file_is_named(tmp_path, mo
     with pytest.raises(InternalError, match=r"^internal error: reader mctest yielded split 'dev', "
                                             r"from a file of split 'train'$"):
         assemble(recipe_from_dict(data), tmp_path / "out")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_each_source_remembers_its_own_keys_whatever_steps_come_before(tmp_path, tiny, jobs):
+    # the crafted RACE copies twice, duplicate_question second in both (the same step position), after a
+    # record-local step (the workers decide the steps after it ahead); each source drops its own copies only
+    crafted_corpus(tmp_path)
+    race = str(tmp_path / "race")
+    recipe = recipe_from_dict({"name": "twice", "sources": [
+        {"name": "A", "reader": "race", "path": race, "splits": {"train": "train", "dev": "dev"},
+         "filters": ["fill_in_blank", "duplicate_question", "empty_option"]},
+        {"name": "B", "reader": "race", "path": race, "splits": {"train": "train", "dev": "dev"},
+         "filters": ["empty_option", "duplicate_question"]}]})
+    _, manifest = assemble(recipe, tmp_path / "out", jobs=jobs)
+    ledger = [json.loads(x) for x in (tmp_path / "out" / "dropped.jsonl").read_text(encoding="utf-8").splitlines()]
+    dups = {source: sorted((d["file"], d["record_id"]) for d in ledger
+                           if d["source"] == source and d["reason"] == "duplicate_question") for source in "AB"}
+    blanks = {(d["file"], d["record_id"]) for d in ledger if d["source"] == "A" and d["reason"] == "fill_in_blank"}
+    assert len(dups["B"]) >= 3 and dups["A"] == [d for d in dups["B"] if d not in blanks]
+    assert {c["source"]: c["read"] for c in manifest["counts"] if c["split"] == "train"} == {
+        "A": sum(c["read"] for c in manifest["counts"] if c["source"] == "B" and c["split"] == "train"),
+        "B": sum(c["read"] for c in manifest["counts"] if c["source"] == "A" and c["split"] == "train")}
