@@ -477,47 +477,53 @@ def test_text_beyond_ascii_is_written_as_it_is_in_the_outputs_and_the_ledger(tmp
 
 # --- what the workers send and where the row groups end (survivors of the issue-22 mutation run) ------------
 
-class LongPassageByMeta(Filter):
-    """Drops a MultiRC question whose reader-marked sentences (``item.meta``) are more than two."""
+class HighLevelByMeta(Filter):
+    """Drops a RACE question of the ``high`` level, which the reader puts in ``item.meta``."""
 
-    name = "long_by_meta"
-    reasons = ("long_by_meta",)
+    name = "high_by_meta"
+    reasons = ("high_level",)
     scope = "item"
 
     def keep(self, item):
-        return len(item.meta.get("sentences", [])) <= 2 or "long_by_meta"
+        return item.meta.get("level") != "high" or "high_level"
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_the_workers_send_meta_to_a_step_that_reads_it_in_this_process(tmp_path, monkeypatch, jobs):
     # sample_four_options (scope split) on part of a split runs here, so the step after it runs here too
     # and needs each record's meta from the worker
-    monkeypatch.setitem(FILTERS, LongPassageByMeta.name, LongPassageByMeta)
+    monkeypatch.setitem(FILTERS, HighLevelByMeta.name, HighLevelByMeta)
     recipe = recipe_from_dict({"name": "meta", "sources": [
-        {"name": "MultiRC", "reader": "multirc", "path": str(MULTIRC), "splits": {"train": "train", "dev": "dev"},
-         "filters": ["sample_four_options", "long_by_meta"]}]})
+        {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train", "dev": "dev"},
+         "filters": ["sample_four_options", "high_by_meta"]}]})
     reference = whole_splits(recipe, tmp_path / "whole")
     monkeypatch.setattr(stream, "FILES_PER_TASK", 1)
     monkeypatch.setattr(stream, "BATCH", 2)
     _, manifest = assemble(recipe, tmp_path / "stream", jobs=jobs)
     same_outputs(reference, tmp_path / "stream", parquet_bytes=True)
-    dropped = {(d["split"], d["reason"]): d["count"] for d in manifest["dropped"]}
-    assert dropped.get(("train", "long_by_meta"), 0) > 0 and dropped.get(("dev", "long_by_meta"), 0) > 0
+    high = {split: sum(len(json.loads(f.read_text(encoding="utf-8"))["questions"])
+                       for f in (SOURCES / "race" / "RACE" / split / "high").glob("*.txt")) for split in ("train", "dev")}
+    dropped = {d["split"]: d["count"] for d in manifest["dropped"] if d["reason"] == "high_level"}
+    assert dropped == high and all(high.values())
 
 
 def row_text(row) -> int:
     return len(row["passage"]) + len(row["question"]) + sum(len(row[f"answer{k}"]) for k in range(1, 5))
 
 
-@pytest.mark.parametrize("limit, max_rows", [(3000, 1 << 20), (10**9, 7)])
+@pytest.mark.parametrize("limit, max_rows", [("two rows", 1 << 20), (3000, 1 << 20), (10**9, 7)])
 def test_a_row_group_ends_once_its_text_or_its_rows_reach_the_limit(tmp_path, monkeypatch, limit, max_rows):
     # one record per batch: a row group ends after the first row at which the buffered text (passage,
     # question, four answers) reaches ROW_GROUP_TEXT characters, or the rows ROW_GROUP_ROWS
     monkeypatch.setattr(stream, "BATCH", 1)
-    monkeypatch.setattr(output, "ROW_GROUP_TEXT", limit)
-    monkeypatch.setattr(output, "ROW_GROUP_ROWS", max_rows)
     recipe = recipe_from_dict({"name": "groups", "sources": [
         {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train"}}]})
+    if limit == "two rows":  # exactly the text of the first two rows: the first group ends at the second
+        assemble(recipe, tmp_path / "one")
+        first, second = pq.read_table(tmp_path / "one" / "train.parquet").to_pylist()[:2]
+        limit = row_text(first) + row_text(second)
+    monkeypatch.setattr(output, "ROW_GROUP_TEXT", limit)
+    monkeypatch.setattr(output, "ROW_GROUP_ROWS", max_rows)
     assemble(recipe, tmp_path / "out")
     parquet = pq.ParquetFile(tmp_path / "out" / "train.parquet")
     expected, text, rows = [], 0, 0
