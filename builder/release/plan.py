@@ -184,8 +184,8 @@ def _assemble(plan: Plan, src: AssembleEntry) -> None:
     def assemble(output: Path) -> dict:
         from builder.tasks.assemble import AssembleOptions, run_assemble
 
-        return _facts(report, run_assemble(AssembleOptions(recipe=src.recipe, out=output, on_error="raise",
-                                                   seed=seed, jobs=plan.where["jobs"]), report))
+        options = AssembleOptions(recipe=src.recipe, out=output, on_error="raise", seed=seed, jobs=plan.where["jobs"])
+        return _facts(report, run_assemble(options, report))
 
     st = plan.stage(f"assemble-{recipe.name}", {"recipe": src.recipe,
                                                 **{f"source:{s.name}": s.path for s in recipe.sources}},
