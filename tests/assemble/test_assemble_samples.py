@@ -251,3 +251,21 @@ def test_the_manifest_records_the_recipe_the_sources_their_licenses_and_the_vers
 def test_a_recipe_without_a_license_override_records_none(tmp_path):
     _, manifest = assemble(load_recipe(CRAFTED / "bad-race.yaml"), tmp_path / "out", on_error="skip")
     assert manifest["license_override"] is None
+
+
+def test_parquet_files_are_zstd_with_dictionaries_statistics_and_the_required_schema(tmp_path):
+    # what the Parquet writer is asked for, read back from the file's own metadata
+    import pyarrow.parquet as pq
+
+    from schemas.features import arrow_schema
+
+    assemble(load_recipe(CRAFTED / "bad-race.yaml"), tmp_path / "out", on_error="skip")
+    path = tmp_path / "out" / "train.parquet"
+    assert pq.read_schema(path) == arrow_schema("mc", required=True).remove_metadata()
+    assert not pq.read_schema(path).field("passage").nullable
+    meta = pq.ParquetFile(path).metadata
+    for i in range(meta.num_columns):
+        column = meta.row_group(0).column(i)
+        assert column.compression == "ZSTD" and column.statistics is not None and column.statistics.has_min_max
+    passage = meta.row_group(0).column(meta.schema.names.index("passage"))
+    assert "RLE_DICTIONARY" in passage.encodings
