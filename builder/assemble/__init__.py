@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-from schemas.io import check_replaceable, dumps_json, sha256_file, staging_dir, write_text_atomic
+from schemas.io import dumps_json, sha256_file, staging_dir, write_text_atomic
 from schemas.runtime.provenance import library_versions
 
 from ..recipe import Recipe
@@ -74,11 +74,6 @@ def manifest(result: Assembly, files: dict[str, str]) -> dict:
     }
 
 
-def check_out_dir(out: Path) -> None:
-    """Refuse to replace a folder that is not an earlier assembly (it would be deleted), or cannot be written."""
-    check_replaceable(out, "manifest.json", "assemble")
-
-
 def assemble(recipe: Recipe, out: str | Path, *, on_error: str = "raise", seed: int | None = None,
              wrap: Callable | None = None, jobs: int = 1) -> tuple[Assembly, dict]:
     """Assemble ``recipe`` into ``out``, streaming (:mod:`builder.assemble.stream`); return the counts and the manifest.
@@ -98,7 +93,6 @@ def assemble(recipe: Recipe, out: str | Path, *, on_error: str = "raise", seed: 
     (0, True)
     """
     out = Path(out)
-    check_out_dir(out)
     result = Assembly(recipe=recipe, seed=recipe.seed if seed is None else seed, on_error=on_error)
     with staging_dir(out, marker="manifest.json", what="assemble") as tmp:
         names = stream_assembly(result, tmp, jobs=jobs, wrap=wrap)
@@ -116,4 +110,4 @@ def hash_files(folder: Path, names) -> dict[str, str]:
         return dict(zip(names, pool.map(lambda name: sha256_file(folder / name), names)))
 
 
-__all__ = ["Assembly", "Count", "InternalError", "assemble", "check_out_dir", "manifest", "output_splits", "versions"]
+__all__ = ["Assembly", "Count", "InternalError", "assemble", "manifest", "output_splits", "versions"]

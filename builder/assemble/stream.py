@@ -61,7 +61,6 @@ class Task:
     source: int  # index in recipe.sources
     native: str  # native split
     files: tuple[str, ...]
-    whole: bool  # the task holds every file of its split
     stop: int  # the worker runs steps[:stop]
     first: bool  # first task of its split
     last: bool  # last task of its split
@@ -153,7 +152,7 @@ def plan(recipe, on_error: str, info: dict):
                     start = end + 1
                     if end == len(joined):
                         break
-                yield Task(index, native, tuple(chunk), n_tasks == 1, whole if n_tasks == 1 else part,
+                yield Task(index, native, tuple(chunk), whole if n_tasks == 1 else part,
                            j == 0, j == n_tasks - 1)
             files[native] = (0, "")
 

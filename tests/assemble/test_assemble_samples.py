@@ -210,7 +210,8 @@ def test_out_folder_that_is_not_an_assembly_is_refused(tmp_path):
     precious = tmp_path / "home"
     precious.mkdir()
     (precious / "thesis.tex").write_text("keep me")
-    with pytest.raises(UsageError, match="non-empty folder without manifest.json"):
+    with pytest.raises(UsageError, match="non-empty folder without manifest.json: it is not an earlier assemble "
+                                         "output, and the output folder is replaced as a whole"):
         assemble(load_recipe(CRAFTED / "bad-race.yaml"), precious, on_error="skip")
     assert (precious / "thesis.tex").read_text() == "keep me"
 

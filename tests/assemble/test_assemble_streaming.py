@@ -585,3 +585,50 @@ def test_each_source_remembers_its_own_keys_whatever_steps_come_before(tmp_path,
     assert {c["source"]: c["read"] for c in manifest["counts"] if c["split"] == "train"} == {
         "A": sum(c["read"] for c in manifest["counts"] if c["source"] == "B" and c["split"] == "train"),
         "B": sum(c["read"] for c in manifest["counts"] if c["source"] == "A" and c["split"] == "train")}
+
+
+def test_a_reader_listing_a_file_of_an_unasked_split_is_named(tmp_path, monkeypatch):
+    from builder.assemble import InternalError
+
+    real = stream.get_reader("mctest")
+
+    class Lists(real):
+        def files(self):
+            return [("test", path) for _, path in super().files()]
+
+    monkeypatch.setattr(stream, "get_reader", lambda name: Lists)
+    data = {"name": "demo", "sources": [{"name": "MCTest", "reader": "mctest", "path": str(SOURCES / "mctest"),
+                                         "splits": {"train": "train", "dev": "dev"}}]}
+    with pytest.raises(InternalError, match=r"^internal error: reader mctest listed a file of split 'test', "
+                                            r"asked for train, dev$"):
+        assemble(recipe_from_dict(data), tmp_path / "out")
+
+
+class WherePid(Filter):
+    """Keeps every record and notes the process that decided it (in the file named by WHERE_PID)."""
+
+    name = "where_pid"
+    reasons = ("never",)
+    scope = "item"
+    uses_meta = False
+
+    def keep(self, item):
+        import os
+
+        with open(os.environ["WHERE_PID"], "a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return True
+
+
+@pytest.mark.parametrize("jobs", [None, 1, 2])
+def test_jobs_decides_where_the_records_are_read(tmp_path, monkeypatch, jobs):
+    import os
+
+    monkeypatch.setitem(FILTERS, WherePid.name, WherePid)
+    monkeypatch.setenv("WHERE_PID", str(tmp_path / "pids"))
+    recipe = recipe_from_dict({"name": "where", "sources": [
+        {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train"},
+         "filters": ["where_pid"]}]})
+    assemble(recipe, tmp_path / "out", **({} if jobs is None else {"jobs": jobs}))
+    pids = set((tmp_path / "pids").read_text(encoding="utf-8").split())
+    assert (pids == {str(os.getpid())}) == (jobs in (None, 1))  # the default is this process
