@@ -616,3 +616,24 @@ def test_a_bad_recipe_language_names_the_key_and_the_value(language):
     assert err.value.field == "language"
     assert err.value.message.startswith("expected a FLORES-200 code like 'eng_Latn'")
     assert repr(language) in err.value.message
+
+
+def test_output_splits_come_train_then_dev_whatever_the_recipe_names_first(tmp_path):
+    from builder.assemble import output_splits
+
+    data = minimal()
+    data["sources"][0]["splits"] = {"dev": "dev", "train": "train"}
+    recipe = recipe_from_dict(data)
+    assert output_splits(recipe) == ["train", "dev"]
+    _, manifest = assemble(recipe, tmp_path / "out")
+    assert list(manifest["splits"]) == ["train", "dev"]
+
+
+def test_a_split_whose_records_are_all_dropped_is_one_empty_row_group(tmp_path):
+    data = minimal()
+    data["sources"][0]["splits"] = {"train": "train", "dev": "dev"}
+    data["sources"][0]["filters"] = [{"too_many_sentences": {"max_sentences": 1}}]
+    _, manifest = assemble(recipe_from_dict(data), tmp_path / "out")
+    assert manifest["splits"] == {"train": 0, "dev": 0}
+    parquet = pq.ParquetFile(tmp_path / "out" / "dev.parquet")
+    assert parquet.num_row_groups == 1 and parquet.metadata.row_group(0).num_rows == 0
