@@ -1,9 +1,10 @@
-"""The actions behind release stages: ``builder`` commands run in this process, and the few steps
-that only a release needs (a variant folder with its credit, a variant re-split as the pivot, every
-variant in one folder, the license audit as JSON, the export with the release's reports).
+"""The steps that only a release needs (a variant folder with its credit, a variant re-split as the
+pivot, every variant in one folder, the license audit as JSON, the export with the release's reports),
+and the label matrix of the agreement stage; the other stages call their command's task
+(:mod:`builder.tasks`, see :mod:`builder.release.plan`).
 
-Every action takes the stage's output path and writes it whole: commands stage and swap their own
-output; the steps here use :func:`schemas.runtime.outputs.staging_dir`.
+Every action takes the stage's output path, writes it whole (:func:`schemas.runtime.outputs.staging_dir`,
+or the task's own staging) and returns the facts its stage records (:mod:`builder.release.stages`).
 """
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from schemas.dataset import split_files as dataset_split_files
 from schemas.errors import AlignmentError, SchemaError
 from schemas.io import dumps_json, read_sib_tsv, sib_tsv_text, write_text_atomic
 from schemas.runtime.outputs import staging_dir
-from schemas.splits import order_splits
 from schemas.ledger import DropRow
+from schemas.splits import order_splits
 from schemas.variant import VariantInfo
 
 #: The marker of folders a release step writes (``.builder.json``).
