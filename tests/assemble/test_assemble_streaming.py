@@ -34,7 +34,7 @@ import builder.assemble.stream as stream
 from builder.assemble import assemble
 from builder.assemble.output import json_text, tsv_field
 from builder.assemble.shuffle import balanced_positions, shuffle_split
-from builder.filters import FILTERS, Filter
+from builder.filters import FILTERS, Filter, Transform
 from builder.filters.runner import SeenStore
 from builder.recipe import load_recipe, recipe_from_dict
 from schemas.errors import SourceError, SourceNotFoundError
@@ -632,3 +632,32 @@ def test_jobs_decides_where_the_records_are_read(tmp_path, monkeypatch, jobs):
     assemble(recipe, tmp_path / "out", **({} if jobs is None else {"jobs": jobs}))
     pids = set((tmp_path / "pids").read_text(encoding="utf-8").split())
     assert (pids == {str(os.getpid())}) == (jobs in (None, 1))  # the default is this process
+
+
+class AddQuestionMark(Transform):
+    """Ends every question with "?" (a transform, scope split: it changes the record the next steps see)."""
+
+    name = "add_question_mark"
+    reasons = ("never",)
+    uses_meta = False
+
+    def apply(self, item):
+        from builder.filters.base import RawMCItem
+
+        return RawMCItem(item.corpus, item.split, item.passage_id, item.question_id, item.passage,
+                         item.question.rstrip().rstrip("?") + "?", item.options, item.correct, item.file, item.record,
+                         item.meta)
+
+
+def test_the_steps_after_a_transform_see_the_changed_record_whatever_the_tasks(tmp_path, monkeypatch):
+    # on part of a split the transform runs in this process: the record-local steps after it must not
+    # be decided ahead by the workers on the record before it changed
+    monkeypatch.setitem(FILTERS, AddQuestionMark.name, AddQuestionMark)
+    monkeypatch.setitem(FILTERS, QuestionMark.name, QuestionMark)
+    monkeypatch.setattr(stream, "FILES_PER_TASK", 1)
+    recipe = recipe_from_dict({"name": "marks", "sources": [
+        {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train"},
+         "filters": ["add_question_mark", "question_mark"]}]})
+    _, manifest = assemble(recipe, tmp_path / "out")
+    assert "no_question_mark" not in manifest["dropped_by_reason"]
+    assert manifest["splits"]["train"] == manifest["counts"][0]["read"]
