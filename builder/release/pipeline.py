@@ -104,14 +104,14 @@ def _timed(stage) -> tuple[dict, float]:
     return facts or {}, round(time.perf_counter() - start, 3)
 
 
-def _run(plan: Plan, todo: list, recorder: Recorder, result: RunResult, index: dict, say) -> None:
-    """Run the stages of one batch (several at once through the fan-out) and record each."""
+def _run(plan: Plan, todo: list, expected: list, recorder: Recorder, result: RunResult, index: dict,
+         say) -> None:
+    """Run the stages of one batch (several at once through the fan-out) and record each with the
+    record fields ``expected`` that its skip check computed."""
     from schemas.runtime.fanout import fan_out
 
     total = len(plan.stages)
-    expected = [recorder.expected(st) for st in todo]
     for st in todo:
-        recorder.digests.forget(st.output)
         say(f"release: [{index[id(st)] + 1}/{total}] {st.describe} ...")
     if len(todo) == 1:
         outcomes = [_timed(todo[0])]
@@ -142,7 +142,7 @@ def _run_batches(plan: Plan, recorder: Recorder, forced_from: int | None, result
     total = len(plan.stages)
     index = {id(st): i for i, st in enumerate(plan.stages)}
     for batch in batches(plan.stages):
-        todo = []
+        todo, expected = [], []
         for st in batch:
             i = index[id(st)]
             fault_point(f"stage-started:{st.name}")
@@ -150,15 +150,17 @@ def _run_batches(plan: Plan, recorder: Recorder, forced_from: int | None, result
                 result.stopped_at_gate = True
                 break
             forced = forced_from is not None and i >= forced_from
-            record = None if forced else recorder.up_to_date(st, recorder.expected(st))
+            want = recorder.expected(st)
+            record = None if forced else recorder.up_to_date(st, want)
             if record is not None:
                 say(f"release: [{i + 1}/{total}] {st.describe}: up to date, skipped")
                 result.stages.append((st.name, "skipped", 0.0))
                 _gate_verdict(plan, st, record.get("facts") or {}, result)
             else:
                 todo.append(st)
+                expected.append(want)
         if todo:
-            _run(plan, todo, recorder, result, index, say)
+            _run(plan, todo, expected, recorder, result, index, say)
         if result.stopped_at_gate:
             break
 

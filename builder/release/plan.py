@@ -298,7 +298,7 @@ def _gate(plan: Plan) -> None:
 
 
 def _licenses(plan: Plan) -> None:
-    lic = plan.recipe.export.license or plan.recipe.license
+    lic = plan.recipe.export_license
     plan.stage("licenses", {"dataset": plan.dataset}, {"license": lic}, steps.license_audit(plan.dataset, lic))
 
 
@@ -335,7 +335,7 @@ def _export(plan: Plan, allow_failing_gate: bool) -> None:
                if r.baselines is not None else None}
     inputs = {"dataset": plan.dataset, **{f"report:{k}": p for k, p in reports.items() if p is not None}}
     options = {"name": r.name, "pretty_name": r.pretty_name, "lm_eval": r.export.lm_eval,
-               "license": r.export.license or r.license, "citation": r.citation,
+               "license": r.export_license, "citation": r.citation,
                "qc": r.qc.enabled, "allow_failing_gate": allow_failing_gate}
     plan.export = plan.root / "export"
     plan.stage("export", inputs, options, steps.export(plan.dataset, reports, options, plan.where, plan.reporter()),

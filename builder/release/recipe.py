@@ -185,6 +185,11 @@ class ReleaseRecipe:
     baselines: BaselineSettings | None = None
     file: Path | None = None
 
+    @property
+    def export_license(self) -> str | None:
+        """The license the audit and the export give folders without license information."""
+        return self.export.license or self.license
+
 
 class _Release(Checker):
     def __init__(self, file: Path | None):

@@ -4,8 +4,8 @@ A :class:`Stage` writes into its own folder ``DIR/stages/<name>/output``
 (the export: ``DIR/export``) and, once that is complete, records
 ``DIR/stages/<name>/stage.json``: the tool and its version, the stage's
 options, the sha256 of every input (a folder: of its files, sorted) and of its
-output, and the facts its task reported (drops, warnings, the gate's verdict,
-its own seconds are in ``run.json``). A later run skips a stage whose record
+output, and the facts its task reported (drops, warnings, the gate's verdict;
+the seconds it took go to ``run.json``). A later run skips a stage whose record
 matches what it would run with now and whose output is still the one
 recorded; anything else runs it again, and the task replaces its own earlier
 output atomically. A run that was killed therefore leaves either a recorded
