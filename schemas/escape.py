@@ -77,8 +77,13 @@ def for_xml(text) -> str:
     return _XML_OK.sub(lambda m: _visible(m.group()), str(text))
 
 
-_MD_SPECIAL = re.compile(r"([\\`\[\]|<>&*_~!])")
-_MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
+#: Escaped anywhere: what opens code, links, images, raw HTML, entities and table cells. Emphasis
+#: (``*``, ``_``, ``~``) is no injection and stays, so ``eng_Latn`` reads the same raw and rendered.
+_MD_SPECIAL = re.compile(r"([\\`\[\]|<>&!])")
+#: Escaped at the start: what starts a heading, quote, list, thematic break, setext underline or fence.
+#: An ordered-list marker (up to 9 digits, then ``.`` or ``)`` and a space or the end) gets its backslash
+#: before the ``.``/``)``: a backslash before a digit is no escape in CommonMark.
+_MD_LINE_START = re.compile(r"^(\s*)(?:([#>+=*_~-])|(\d{1,9})([.)])(?=\s|$))")
 
 
 def md_inline(text) -> str:
@@ -86,9 +91,13 @@ def md_inline(text) -> str:
 
     Line ends become spaces (a field cannot start a heading on the next line),
     ``<``, ``>``, ``&`` become entities (no raw HTML), and the characters that
-    open links, images, code, emphasis and table cells are backslash-escaped;
-    a leading ``#``, ``>``, ``-``, ``+``, ``=`` or ``1.`` is escaped too.
+    open links, images, code and table cells are backslash-escaped; a leading
+    ``#``, ``>``, ``-``, ``+``, ``=``, ``*``, ``_``, ``~`` or ``1.`` is escaped
+    too. Emphasis characters elsewhere are left as they are (``eng_Latn``).
     Rendered by any CommonMark renderer the text reads as it was written.
+
+    >>> md_inline("1. x"), md_inline("2.3.82"), md_inline("* a_b"), md_inline("# h\\n- i")
+    ('1\\\\. x', '2.3.82', '\\\\* a_b', '\\\\# h - i')
     """
     text = for_terminal(" ".join(str(text).splitlines()))
 
@@ -97,7 +106,8 @@ def md_inline(text) -> str:
         return {"<": "&lt;", ">": "&gt;", "&": "&amp;"}.get(ch, "\\" + ch)
 
     text = _MD_SPECIAL.sub(one, text)
-    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    return _MD_LINE_START.sub(lambda m: m.group(1) + (
+        "\\" + m.group(2) if m.group(2) else m.group(3) + "\\" + m.group(4)), text)
 
 
 def md_block(text) -> str:
