@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from string import Template
 
+from schemas.escape import md_block, md_inline
 from schemas.license_registry import get_license
 from schemas.license_terms import Terms
 from schemas.licensing import LicenseOverride
@@ -21,8 +22,8 @@ from .frontmatter import dump_front_matter, size_category
 import re
 
 from .languages import bcp47, describe, hub_language, iso639_3
-from .sections import (agreement_section, baselines_section, filters_section, intended_use_section, qc_section,
-                       romanization_section)
+from .sections import (agreement_section, baselines_section, code, filters_section, intended_use_section,
+                       qc_section, romanization_section)
 
 TASKS = {
     "mc": {"task_categories": ["multiple-choice", "question-answering"], "task_ids": ["multiple-choice-qa"]},
@@ -137,10 +138,10 @@ def _description(ctx: CardContext) -> str:
                 f"answers 1-4 and `correct_answer_num`, as in Belebele)")
     else:
         what = (f"{n:,} sentences labelled with one of {len(ctx.labels)} topics "
-                f"({', '.join(ctx.labels)}), in the SIB-200 layout (`index_id`, `category`, `text`)")
+                f"({', '.join(map(md_inline, ctx.labels))}), in the SIB-200 layout (`index_id`, `category`, `text`)")
     text = f"{what}, in {k} language variant{'s' if k != 1 else ''}, one configuration per variant."
     if ctx.description:
-        text = ctx.description.strip() + "\n\n" + text
+        text = md_block(ctx.description.strip()) + "\n\n" + text
     return text + (" Exported by mc-dataset-builder; `manifest.json` lists every file with its row count and "
                    "SHA-256.")
 
@@ -155,8 +156,9 @@ def _languages(ctx: CardContext) -> str:
             "| --- | --- | --- | --- | --- | --- |"]
     for v in ctx.variants:
         lang, script = describe(v)
-        code, scr = (v.split("_", 1) if iso639_3(v) else ("", ""))
-        rows.append(f"| `{v}` | {lang} | {script} | {code} | {scr} | {bcp47(v) or ''} |")
+        lang_code, scr = (v.split("_", 1) if iso639_3(v) else ("", ""))
+        rows.append(f"| {code(v)} | {md_inline(lang)} | {md_inline(script)} | {md_inline(lang_code)} | "
+                    f"{md_inline(scr)} | {md_inline(bcp47(v) or '')} |")
     return "\n".join(rows)
 
 
@@ -166,7 +168,7 @@ def _structure(ctx: CardContext) -> str:
         for s in ctx.sizes[v]:
             if s not in splits:
                 splits.append(s)
-    head = "| config | " + " | ".join(splits) + " | total |"
+    head = "| config | " + " | ".join(map(md_inline, splits)) + " | total |"
     rows = [head, "|" + " --- |" * (len(splits) + 2)]
     totals = dict.fromkeys(splits, 0)
     for v in ctx.variants:
@@ -175,11 +177,11 @@ def _structure(ctx: CardContext) -> str:
             n = ctx.sizes[v].get(s)
             cells.append("" if n is None else f"{n:,}")
             totals[s] += n or 0
-        rows.append(f"| `{v}` | " + " | ".join(cells) + f" | {sum(ctx.sizes[v].values()):,} |")
+        rows.append(f"| {code(v)} | " + " | ".join(cells) + f" | {sum(ctx.sizes[v].values()):,} |")
     if len(ctx.variants) > 1:
         rows.append("| **all** | " + " | ".join(f"{totals[s]:,}" for s in splits)
                     + f" | {ctx.total_rows:,} |")
-    cols = ", ".join(f"`{name}` ({typ})" for name, typ in ctx.columns)
+    cols = ", ".join(f"{code(name)} ({md_inline(typ)})" for name, typ in ctx.columns)
     return (f"Files: `<config>/<split>.parquet`. Columns: {cols}.\n\nRows per split:\n\n" + "\n".join(rows))
 
 
@@ -187,13 +189,13 @@ def _members(names: list[str], total: int) -> str:
     if len(names) == total and total > 1:
         return f"all {total} splits"
     if len(names) <= 8:
-        return ", ".join(f"`{n}`" for n in names)
-    return ", ".join(f"`{n}`" for n in names[:6]) + f" and {len(names) - 6} more"
+        return ", ".join(map(code, names))
+    return ", ".join(map(code, names[:6])) + f" and {len(names) - 6} more"
 
 
 def _licenses(ctx: CardContext) -> str:
     o = ctx.overall
-    out = [f"**Terms of the whole release:** {o.terms}. Commercial use: **{_yes(o.commercial_use)}**. "
+    out = [f"**Terms of the whole release:** {md_inline(o.terms)}. Commercial use: **{_yes(o.commercial_use)}**. "
            f"Share-alike: **{_yes(o.share_alike)}**. Research only: {_yes(o.research_only)}. "
            "The full terms are in `LICENSE`, the credits in `ATTRIBUTION.md`."]
     groups: dict[tuple, list[str]] = {}
@@ -208,22 +210,23 @@ def _licenses(ctx: CardContext) -> str:
     out += ["", "Terms per split:", "", "| splits | terms | commercial use | share-alike | sources (records) |",
             "| --- | --- | --- | --- | --- |"]
     for key, names in groups.items():
-        srcs = ", ".join(f"{n} ({lic}, {c:,})" for (n, lic), c in records[key].items())
-        out.append(f"| {_members(names, len(ctx.splits))} | {key[0]} | {_yes(key[1])} | {_yes(key[2])} | {srcs} |")
+        srcs = ", ".join(f"{md_inline(n)} ({md_inline(lic)}, {c:,})" for (n, lic), c in records[key].items())
+        out.append(f"| {_members(names, len(ctx.splits))} | {md_inline(key[0])} | {_yes(key[1])} | {_yes(key[2])} "
+                   f"| {srcs} |")
     out += ["", "| source | license | records |", "| --- | --- | --- |"]
     for s in o.sources:
         lic = get_license(s.license)
-        link = f"[{lic.name}]({lic.url})" if lic.url else lic.name
-        out.append(f"| {s.name} | {link} (`{s.license}`) | {s.records:,} |")
+        link = f"[{md_inline(lic.name)}]({lic.url})" if lic.url else md_inline(lic.name)
+        out.append(f"| {md_inline(s.name)} | {link} ({code(s.license)}) | {s.records:,} |")
     conflicts = o.conflicts
     if conflicts or ctx.override:
         out += ["", "### License override" if ctx.override else "### Unresolved license conflicts", ""]
         for c in conflicts:
-            out.append(f"- Conflict: {c.reason}.")
+            out.append(f"- Conflict: {md_inline(c.reason)}.")
         if ctx.override:
             out += ["", "The recipe releases this combination with a written override:", "",
-                    f"- Terms stated by the recipe: {ctx.override.terms or '(none stated)'}",
-                    f"- Reason: {ctx.override.reason}",
+                    f"- Terms stated by the recipe: {md_inline(ctx.override.terms or '(none stated)')}",
+                    f"- Reason: {md_inline(ctx.override.reason)}",
                     "- The override does not lift any restriction: every source's own terms still apply."]
     return "\n".join(out)
 
@@ -249,10 +252,10 @@ def _citation(ctx: CardContext) -> str:
     if ctx.kind == "topic" and any(r == cite("sib200") for r in refs):
         refs.append(cite("flores200"))
     refs = list(dict.fromkeys(refs))
-    text = f"If you use `{ctx.name}`, cite the sources it was built from:\n\n"
+    text = f"If you use {code(ctx.name)}, cite the sources it was built from:\n\n"
     if not refs:
         return text + "- (no reference is known for these sources; see `ATTRIBUTION.md`)"
-    return text + "\n".join(f"- {r}" for r in refs)
+    return text + "\n".join(f"- {md_inline(r)}" for r in refs)
 
 
 def _optional(title: str, body: str | None) -> str:
@@ -264,7 +267,7 @@ def render_card(ctx: CardContext) -> str:
     template = Template(resources.files("data_cards").joinpath("templates/card.md").read_text(encoding="utf-8"))
     return template.substitute(
         front_matter=dump_front_matter(front_matter(ctx)),
-        pretty_name=ctx.pretty_name,
+        pretty_name=md_inline(ctx.pretty_name),
         description=_description(ctx),
         languages=_languages(ctx),
         structure=_structure(ctx),

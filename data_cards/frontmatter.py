@@ -52,6 +52,11 @@ def parse_front_matter(text: str, *, file=None) -> tuple[dict, str]:
 
     The YAML is read by :func:`schemas.io.load_yaml`, the loader of every recipe
     and config, so lines are the card's own (the front matter starts on line 2).
+    Only a ``---`` at the start of a line closes it, as on the Hub: ``yaml.dump``
+    writes a value holding a ``---`` line as an indented continuation line.
+
+    >>> parse_front_matter(dump_front_matter({"pretty_name": "x\\n---\\ny"}) + "body")
+    ({'pretty_name': 'x\\n---\\ny'}, 'body')
 
     >>> parse_front_matter("---\\na: 1\\na: 2\\n---\\n", file="README.md")
     Traceback (most recent call last):
@@ -63,7 +68,7 @@ def parse_front_matter(text: str, *, file=None) -> tuple[dict, str]:
         raise SchemaError("a card must start with a '---' line opening the YAML front matter", file=file,
                           record="line 1")
     try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == DELIMITER)
+        end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == DELIMITER)
     except StopIteration:
         raise SchemaError("the YAML front matter is not closed by a '---' line", file=file) from None
     try:

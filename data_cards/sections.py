@@ -18,6 +18,16 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from schemas.escape import md_inline
+
+
+def code(value) -> str:
+    """``value`` as a code span where :func:`~schemas.escape.md_inline` would leave it as it is
+    (``hin_Deva``), else as escaped text: inside a code span a backslash is no escape, so a value with a
+    backtick, ``|``, ``<`` or a line break is written without one."""
+    text = md_inline(value)
+    return f"`{text}`" if text and text == str(value) else text
+
 
 def _flatten(obj: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
     if isinstance(obj, dict):
@@ -36,8 +46,8 @@ def _num(x) -> str:
 def _table(pairs, head=("where", "reason", "records")) -> str:
     rows = [f"| {' | '.join(head)} |", "|" + " --- |" * len(head)]
     for path, value in pairs:
-        where = " / ".join(path[:-1]) or "all"
-        rows.append(f"| {where} | {path[-1] if path else ''} | {_num(value)} |")
+        where = " / ".join(md_inline(p) for p in path[:-1]) or "all"
+        rows.append(f"| {where} | {md_inline(path[-1]) if path else ''} | {_num(value)} |")
     return "\n".join(rows)
 
 
@@ -54,10 +64,11 @@ def _records_table(records: list) -> str:
     text = [k for k in keys if not any(isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool)
                                        for r in rows)]
     cols = text + [k for k in keys if k not in text]
-    out = [f"| {' | '.join(cols)} |", "|" + "".join(" --- |" if c in text else " ---: |" for c in cols)]
+    out = [f"| {' | '.join(md_inline(c) for c in cols)} |",
+           "|" + "".join(" --- |" if c in text else " ---: |" for c in cols)]
     for r in rows:
         out.append("| " + " | ".join("" if r.get(c) is None else
-                                     (_num(r[c]) if c not in text else str(r[c])) for c in cols) + " |")
+                                     (_num(r[c]) if c not in text else md_inline(r[c])) for c in cols) + " |")
     return "\n".join(out)
 
 
@@ -78,7 +89,7 @@ def filters_section(manifest: dict | None) -> str | None:
         return None
     out = []
     if "seed" in manifest:
-        out.append(f"Seed: {manifest['seed']}.")
+        out.append(f"Seed: {md_inline(manifest['seed'])}.")
     counts = _counts_block(manifest.get("counts"), ("where", "count", "records"))
     if counts:
         out += ["", "Records per source and stage:", "", counts]
@@ -113,7 +124,7 @@ def agreement_section(rep: dict | None) -> str | None:
         return None
     out = []
     if "n_items" in rep:
-        out += [f"{rep['n_items']:,} items, {rep.get('n_annotators', '?')} annotators.", ""]
+        out += [f"{rep['n_items']:,} items, {md_inline(rep.get('n_annotators', '?'))} annotators.", ""]
     ci = rep.get("ci") or {}
     rows = ["| measure | value | 95% interval |", "| --- | ---: | --- |"]
     for key, name in _AGREEMENT:
@@ -127,7 +138,7 @@ def agreement_section(rep: dict | None) -> str | None:
         pairs = [(p, v) for p, v in _flatten(rep) if len(p) == 1]
         if not pairs:
             return None
-        rows += [f"| {p[0]} | {_num(v)} |  |" for p, v in pairs]
+        rows += [f"| {md_inline(p[0])} | {_num(v)} |  |" for p, v in pairs]
     return "\n".join(out + rows)
 
 
@@ -146,8 +157,8 @@ def romanization_section(infos: dict[str, dict] | None) -> str | None:
             continue
         origin = next((info[k] for k in ("source_variant", "from", "parent", "source_language") if info.get(k)),
                       "")
-        rows.append(f"| `{variant}` | {f'`{origin}`' if origin else ''} | {info.get('tool', '')} | "
-                    f"{info.get('version', '')} | {info.get('scheme', '')} |")
+        rows.append(f"| {code(variant)} | {code(origin) if origin else ''} | {md_inline(info.get('tool', ''))} | "
+                    f"{md_inline(info.get('version', ''))} | {md_inline(info.get('scheme', ''))} |")
     return "\n".join(rows) if len(rows) > 2 else None
 
 
@@ -200,10 +211,11 @@ def qc_section(rep: dict | None, *, failing_allowed: bool = False) -> str | None
         row[st] = row.get(st, 0) + 1
         if st in ("FAIL", "WARN"):
             why = " ".join(str(c.get("reason") or c.get("detail") or "").split())
-            failed.append(f"- {st} `{name}` on `{c.get('variant', '?')}`" + (f": {why}" if why else ""))
+            failed.append(f"- {st} {code(name)} on {code(c.get('variant', '?'))}" + (f": {md_inline(why)}" if why else ""))
     if table:
         out += ["| check | pass | FAIL | WARN | skip |", "| --- | ---: | ---: | ---: | ---: |"]
-        out += [f"| {n} | {r['pass']} | {r['FAIL']} | {r['WARN']} | {r['skip']} |" for n, r in table.items()]
+        out += [f"| {md_inline(n)} | {r['pass']} | {r['FAIL']} | {r['WARN']} | {r['skip']} |"
+                for n, r in table.items()]
     if failed:
         out += ["", "Failed checks:", ""] + failed
     return "\n".join(out).strip("\n") or None
@@ -230,10 +242,13 @@ def baselines_section(results: dict | None) -> str | None:
         cell = f"{100 * r['accuracy']:.1f}"
         if r.get("ci_low") is not None and r.get("ci_high") is not None:
             cell += f" [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"
-        cells.setdefault(r["variant"], {})[r["baseline"]] = cell + f" (n={r.get('n', '?')})"
-    out = [f"Accuracy on the {', '.join(splits) or 'scored'} split, with 95% confidence intervals.", "",
-           "| variant | " + " | ".join(names) + " |", "| --- | " + " | ".join("---:" for _ in names) + " |"]
-    out += [f"| `{v}` | " + " | ".join(cells[v].get(n, "") for n in names) + " |" for v in sorted(cells)]
+        cells.setdefault(r["variant"], {})[r["baseline"]] = cell + f" (n={md_inline(r.get('n', '?'))})"
+    out = [f"Accuracy on the {', '.join(md_inline(s) for s in splits) or 'scored'} split, with 95% confidence "
+           "intervals.", "",
+           "| variant | " + " | ".join(md_inline(n) for n in names) + " |",
+           "| --- | " + " | ".join("---:" for _ in names) + " |"]
+    out += [f"| {code(v)} | " + " | ".join(cells[v].get(n, "") for n in names) + " |"
+            for v in sorted(cells)]
     return "\n".join(out)
 
 
@@ -253,7 +268,7 @@ def intended_use_section(ctx) -> str:
                    "or few-shot examples); evaluate on a separate test set.")
     if not o.commercial_use:
         nc = sorted({s.license for s in o.sources if not _commercial(s.license)})
-        out.append(f"- **Not for commercial use.** Records under {', '.join(nc)} forbid it; this applies to "
+        out.append(f"- **Not for commercial use.** Records under {', '.join(map(md_inline, nc))} forbid it; this applies to "
                    "every split that contains them (see the table above).")
     else:
         out.append("- Commercial use is permitted under the terms above.")
@@ -261,7 +276,7 @@ def intended_use_section(ctx) -> str:
         out.append("- Research use only, as the terms of some sources require.")
     if o.share_alike:
         out.append(f"- Share-alike: datasets derived from this one must be shared under the same terms "
-                   f"({o.terms}), with the attribution in `ATTRIBUTION.md`.")
+                   f"({md_inline(o.terms)}), with the attribution in `ATTRIBUTION.md`.")
     if ctx.override:
         out.append("- Released under the recipe's license override (see above); check that your use fits every "
                    "source's own terms.")

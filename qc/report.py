@@ -9,7 +9,10 @@ confidence interval (or the measured value), the floor (or threshold), how
 the verdict relates to the pivot's, and the published figure it is compared
 with (Belebele §3.2: overlap t-test p = 0.81 on the final set vs MCTest
 p < 0.01; bag-of-words probe 0.28 vs chance 0.25). :func:`summary_markdown`
-is the short form for a CI job's summary page.
+is the short form for a CI job's summary page. Names and details that come
+from the data (variants, the input folder, reasons, details) pass
+:func:`schemas.escape.md_inline`, so they stay text in one cell; the numbers
+and the checks' own references (``compared with``) are the tool's.
 
 >>> fmt(0.000012), fmt(12.3456), fmt(3), fmt(None)
 ('1.2e-05', '12.346', '3', '—')
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from schemas.escape import md_inline
 from schemas.io import dumps_json, replace_files_together
 
 from .gate import QCReport
@@ -57,7 +61,15 @@ def status(r: CheckResult) -> str:
 
 
 def _cell(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """One table cell: data-derived text (a variant, a reason, a detail) as literal Markdown, one line."""
+    return md_inline(text)
+
+
+def _code(value) -> str:
+    """A code span where :func:`md_inline` leaves ``value`` as it is, else the escaped text (a backslash is
+    no escape inside a code span)."""
+    text = md_inline(value)
+    return f"`{text}`" if text and text == str(value) else text
 
 
 def effect_cell(r: CheckResult) -> str:
@@ -72,9 +84,10 @@ def family_cell(r: CheckResult) -> str:
 
 
 def _row(r: CheckResult) -> str:
-    cells = [status(r), f"`{r.check}`", fmt(r.statistic), fmt(r.p_value), fmt(r.p_adjusted), family_cell(r),
-             effect_cell(r), fmt(r.threshold), r.extra.get("vs_pivot") or "—", r.paper or "—", r.detail or "—"]
-    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+    cells = [status(r), _code(r.check), fmt(r.statistic), fmt(r.p_value), fmt(r.p_adjusted),
+             _cell(family_cell(r)), effect_cell(r), fmt(r.threshold), _cell(r.extra.get("vs_pivot") or "—"),
+             r.paper or "—", _cell(r.detail or "—")]
+    return "| " + " | ".join(cells) + " |"
 
 
 HEADER = ("| result | check | statistic | p raw | p adjusted | family (m) | effect or value [CI] "
@@ -94,7 +107,7 @@ def decision_lines(report: QCReport) -> list[str]:
     d = report.decision
     if not d:
         return []
-    families = "; ".join(f"`{name}`{_of_pivot(name, d)}: {f['size']} test(s) at {fmt(f['alpha'])}"
+    families = "; ".join(f"{_code(name)}{_of_pivot(name, d)}: {f['size']} test(s) at {fmt(f['alpha'])}"
                          for name, f in d["families"].items()) or "no hypothesis tests ran"
     return [f"Decision: a statistical check fails when its p-value, adjusted with {d['method_name']} over every "
             f"gated test of every variant, is below {fmt(d['alpha'])} **and** its effect exceeds its floor; "
@@ -104,7 +117,7 @@ def decision_lines(report: QCReport) -> list[str]:
 
 
 def _of_pivot(family: str, decision: dict) -> str:
-    return f" (`{decision['pivot']}`)" if family == "pivot" else ""
+    return f" ({_code(decision['pivot'])})" if family == "pivot" else ""
 
 
 def failing_table(failures: list[CheckResult], limit: int | None = None) -> list[str]:
@@ -112,9 +125,9 @@ def failing_table(failures: list[CheckResult], limit: int | None = None) -> list
              "| detail |", "|---|---|---|---|---|---|---|---|---|"]
     shown = failures if limit is None else failures[:limit]
     for r in shown:
-        cells = (r.variant, f"`{r.check}`", r.reason or "—", fmt(r.p_value), fmt(r.p_adjusted), effect_cell(r),
-                 fmt(r.threshold), r.extra.get("vs_pivot") or "—", r.detail or "—")
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        cells = (_cell(r.variant), _code(r.check), _cell(r.reason or "—"), fmt(r.p_value), fmt(r.p_adjusted), effect_cell(r),
+                 fmt(r.threshold), _cell(r.extra.get("vs_pivot") or "—"), _cell(r.detail or "—"))
+        lines.append("| " + " | ".join(cells) + " |")
     if len(shown) < len(failures):
         lines += ["", f"... and {len(failures) - len(shown)} more failing check(s): see qc_report.md."]
     return lines
@@ -127,7 +140,7 @@ def pivot_lines(report: QCReport) -> list[str]:
         return []
     pivot = report.config["pivot"]
     lines = ["## Compared with the pivot", "",
-             f"Every variant carries the pivot's (`{pivot}`) questions. Per statistical check: the pivot's effect "
+             f"Every variant carries the pivot's ({_code(pivot)}) questions. Per statistical check: the pivot's effect "
              "and verdict, the other variants' median and largest effect, and the variants that fail it: "
              "*introduced* (the pivot passes, so the translation added the bias) or *inherited* (the pivot fails "
              "too: fix the source questions).", "",
@@ -135,12 +148,12 @@ def pivot_lines(report: QCReport) -> list[str]:
              "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         verdict = "—" if row["pivot_passed"] is None else ("pass" if row["pivot_passed"] else "FAIL")
-        largest = (f"{fmt_effect(row['largest_effect'])} ({row['largest_variant']})" if row["largest_variant"]
-                   else "—")
-        cells = (f"`{row['check']}`", row["effect_name"] or "—", f"{fmt_effect(row['pivot_effect'])} {verdict}",
-                 fmt_effect(row["median_effect"]), largest, f"{len(row['failing'])} of {row['variants']}",
-                 _names(row["introduced"]), _names(row["inherited"]))
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        largest = (f"{fmt_effect(row['largest_effect'])} ({_cell(row['largest_variant'])})"
+                   if row["largest_variant"] else "—")
+        cells = (_code(row['check']), _cell(row["effect_name"] or "—"),
+                 f"{fmt_effect(row['pivot_effect'])} {verdict}", fmt_effect(row["median_effect"]), largest,
+                 f"{len(row['failing'])} of {row['variants']}", _names(row["introduced"]), _names(row["inherited"]))
+        lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     return lines
 
@@ -148,15 +161,15 @@ def pivot_lines(report: QCReport) -> list[str]:
 def _names(variants: list[str], limit: int = 5) -> str:
     if not variants:
         return "—"
-    return ", ".join(variants[:limit]) + (f" (+{len(variants) - limit})" if len(variants) > limit else "")
+    return ", ".join(map(_cell, variants[:limit])) + (f" (+{len(variants) - limit})" if len(variants) > limit else "")
 
 
 def _opening(report: QCReport, title: str) -> list[str]:
     lines = [title, "", verdict_line(report), ""]
-    lines.append(f"Input `{report.input_name}` ({report.kind}, {len(report.variants)} variant(s)); "
-                 f"config version {report.config['version']}, seed {report.config['seed']}, "
-                 f"pivot `{report.config['pivot']}`"
-                 + (f"; contamination checked against `{report.against_name}`" if report.against_name else "")
+    lines.append(f"Input {_code(report.input_name)} ({_cell(report.kind)}, {len(report.variants)} variant(s)); "
+                 f"config version {_cell(report.config['version'])}, seed {_cell(report.config['seed'])}, "
+                 f"pivot {_code(report.config['pivot'])}"
+                 + (f"; contamination checked against {_code(report.against_name)}" if report.against_name else "")
                  + ".")
     lines.append("")
     lines += decision_lines(report)
@@ -181,7 +194,7 @@ def to_markdown(report: QCReport) -> str:
     for variant in report.variants:
         rs = by_variant.get(variant, [])
         n_fail = sum(1 for r in rs if r.blocks)
-        lines.append(f"## {variant}: {'FAILED' if n_fail else 'passed'}"
+        lines.append(f"## {_cell(variant)}: {'FAILED' if n_fail else 'passed'}"
                      + (f" ({n_fail} failing)" if n_fail else ""))
         lines.append("")
         lines.append(HEADER)
@@ -197,7 +210,7 @@ def summary_markdown(report: QCReport, *, max_failures: int = 100) -> str:
     For a CI job's summary page (``$GITHUB_STEP_SUMMARY``), which shows at most 1 MiB per step:
     the per-variant tables stay in ``qc_report.md``.
     """
-    lines = _opening(report, f"## QC gate `{report.input_name}`: {'passed' if report.passed else 'FAILED'}")
+    lines = _opening(report, f"## QC gate {_code(report.input_name)}: {'passed' if report.passed else 'FAILED'}")
     if report.failures:
         lines += ["### Failing checks", ""] + failing_table(report.failures, max_failures) + [""]
     lines += [ln.replace("## Compared", "### Compared", 1) for ln in pivot_lines(report)]
