@@ -45,6 +45,10 @@ class GateStatus(IntEnum):
     UNREADABLE = 2  # the input or config of a gate cannot be read
 
 
+#: The longest message an error prints (a value quoted from a hostile file cannot make it longer).
+MAX_MESSAGE = 500
+
+
 class ToolkitError(Exception):
     """Base of all toolkit errors.
 
@@ -79,7 +83,10 @@ class ToolkitError(Exception):
     def __str__(self) -> str:
         loc = self.location
         text = " ".join(self.message.split("\n"))  # always one line
-        return f"{loc}: {text}" if loc else text
+        line = f"{loc}: {text}" if loc else text
+        if len(line) > MAX_MESSAGE:  # a value quoted from a hostile file never makes a megabyte line
+            line = line[: MAX_MESSAGE - 30] + f"… ({len(line) - MAX_MESSAGE + 30} characters cut)"
+        return line
 
 
 class SourceError(ToolkitError):

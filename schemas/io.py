@@ -196,6 +196,16 @@ class DuplicateKeyError(RecipeError):
     exit_code = ExitStatus.USAGE
 
 
+class UnsafeYAMLError(RecipeError):
+    """A YAML file whose aliases expand past :data:`MAX_YAML_NODES` nodes, or refer to themselves (exit 2).
+
+    A 240-byte "billion laughs" document once made a 39 MB error line; it is
+    refused before anything is built from it, as a malformed file to fix.
+    """
+
+    exit_code = ExitStatus.USAGE
+
+
 def read_yaml(path: str | os.PathLike) -> Any:
     """The parsed YAML of a recipe or config file, read as every text file is (:func:`read_text_utf8`).
 
@@ -238,6 +248,7 @@ def load_yaml(text: str, *, file=None, first_line: int = 1) -> Any:
     try:
         node = loader.get_single_node()
         if node is not None:
+            _refuse_alias_bombs(node, file, first_line)
             _refuse_duplicates(loader, node, "", set(), file, first_line)
         return loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as err:
@@ -263,6 +274,69 @@ def _fast_loader():
 _FAST_LOADER = _fast_loader()
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+
+#: The most nodes a YAML document may expand to through its aliases (``*name``). A recipe, a config or a
+#: card's front matter has hundreds; a 240-byte "billion laughs" document expands to 10^9.
+MAX_YAML_NODES = 100_000
+
+
+def _refuse_alias_bombs(root, file, first_line: int) -> None:
+    """A :class:`RecipeError` if the document, with every alias expanded, has more than
+    :data:`MAX_YAML_NODES` nodes or an alias that holds itself; anchors and merge keys within the bound
+    are fine. The expanded size of each node is computed once (memoized by node), so the check costs
+    time in the number of nodes written, not in what they expand to.
+
+    >>> levels = ["&a [" + ", ".join(["x"] * 9) + "]"] + [
+    ...     f"&{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 9) + "]" for i in range(6)]
+    >>> bomb = "[" + ", ".join(levels) + "]"
+    >>> len(bomb) < 300
+    True
+    >>> try:
+    ...     load_yaml(bomb, file="r.yaml")
+    ... except UnsafeYAMLError as err:
+    ...     print(err, int(err.exit_code))
+    r.yaml, line 1: YAML aliases expand to more than 100000 nodes (an alias bomb?); write the values out 2
+    """
+    import yaml
+
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+
+    def size(node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_:
+            raise UnsafeYAMLError("a YAML alias refers to a node that holds it (a recursive document)",
+                              file=file, record=f"line {node.start_mark.line + first_line}")
+        open_.add(key)
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > MAX_YAML_NODES:
+                raise UnsafeYAMLError(f"YAML aliases expand to more than {MAX_YAML_NODES} nodes (an alias bomb?); "
+                                  "write the values out", file=file,
+                                  record=f"line {node.start_mark.line + first_line}")
+        open_.discard(key)
+        sizes[key] = total
+        return total
+
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        size(root)
+    except RecursionError:
+        raise UnsafeYAMLError("YAML nested too deeply", file=file) from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _refuse_duplicates(loader, node, where: str, seen: set, file, first_line: int) -> None:
