@@ -169,13 +169,19 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
                 say: Callable[[str], None] = print) -> RunResult:
     """Run (or skip) every stage of ``plan``; stop before the export when the gate fails unless allowed.
 
+    ``plan`` comes from :func:`builder.release.plan.make_plan` on a recipe from
+    :func:`builder.release.recipe.load_release_recipe`: every value of the recipe and every file it
+    points to was validated then, so a recipe mistake never surfaces after a stage ran.
+
     Raises :class:`StageStopped` when a stage's task fails (the error it raised is in ``error``).
     """
     from .summary import write_summary
 
+    # every check first (the recipe and the plan were validated whole when they were made): a bad --from
+    # stops before the release folder is made or marked, as a bad recipe does
+    forced_from = first_forced(plan, from_stage)
     prepare_root(plan.root)
     recorder = Recorder(plan.root, plan.recipe.file.parent if plan.recipe.file else Path.cwd(), tool_info())
-    forced_from = first_forced(plan, from_stage)
     result = RunResult()
     with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
         _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)

@@ -29,7 +29,7 @@ from schemas.errors import RecipeError
 
 from . import steps
 from .recipe import (AnnotationEntry, AssembleEntry, DatasetEntry, ExtendEntry, ReleaseRecipe,
-                     RomanizeEntry)
+                     RomanizeEntry, check_baselines_kind)
 from .stages import Stage
 
 #: Baselines a release scores when the recipe names none, by kind.
@@ -97,6 +97,10 @@ def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = Fal
               allow_failing_gate: bool = False, backend: str = "local", address: str | None = None) -> Plan:
     """Every stage of ``recipe`` for a release into ``root``, in the order they run.
 
+    Called before any stage runs, it finishes the recipe's validation with what only the plan knows
+    (an entry that uses a variant no earlier entry makes, a variant made twice, one kind of data, the
+    pivot made, baseline names of that kind): each is one :class:`RecipeError` naming the file and key.
+
     ``jobs``, ``backend`` and ``address`` say where the per-variant stages (qc, baselines, export)
     run; they do not change what they write, so they are not part of a stage's record.
     """
@@ -109,6 +113,7 @@ def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = Fal
         raise RecipeError("a release holds one kind of data; these entries make both topic and "
                           "multiple-choice variants", file=recipe.file, field="variants")
     plan.kind = kinds.pop()
+    check_baselines_kind(recipe, plan.kind)  # the names the baselines stage runs on this kind, before any stage
     if recipe.pivot not in plan.variants:
         raise RecipeError(f"the pivot {recipe.pivot} is not made by any entry (made: {', '.join(plan.variants)})",
                           file=recipe.file, field="pivot")

@@ -28,17 +28,32 @@ relative paths resolve against the recipe's folder. Shape::
     qc: {config: qc.yaml}               # optional; qc: false skips the gate (the card says so)
     export: {lm_eval: true}
     baselines: {names: [majority, char_tfidf], split: test, seed: 0}
+
+Every value is checked here against what its stage accepts, before any stage
+runs, by the owner the stage itself asks (the split-ratio rule of
+:func:`annotation.splits.check_ratios`, the adjudication policies, the
+romanization schemes of the source's script, the baseline and n-gram-unit
+registries, :mod:`schemas.license_registry`), and the files the recipe points
+to (curation recipe, assembly recipe, qc config, extend checks config) are
+read and validated by their own loaders. Names that become folder names pass
+:func:`schemas.names.check_name`, variant codes
+:func:`schemas.codes.validate_variant_code`. A mistake is one line naming the
+file and the key path, e.g. ``r.yaml, field variants[2].romanize.scheme:
+unknown scheme 'iast2' for script Deva; known: iso, iast, hk, itrans``.
 """
 from __future__ import annotations
 
+import difflib
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from schemas.codes import validate_variant_code
-from schemas.errors import SourceNotFoundError, ToolkitError
+from schemas.errors import RecipeError, SourceNotFoundError, ToolkitError
 from schemas.io import read_text_utf8, read_yaml
+from schemas.names import check_name, shown
 from schemas.validate import Checker, unknown_key
 
 VERSION = 1
@@ -222,6 +237,55 @@ class _Release(Checker):
             self.fail(key, str(err))
         return text
 
+    def name(self, key: str, value: Any, what: str) -> str:
+        """A name that becomes a folder or file name (:func:`schemas.names.check_name`)."""
+        try:
+            return check_name(value, what=what)
+        except ToolkitError as err:
+            self.fail(key, err.message)
+
+    def known(self, key: str, value: Any, known, what: str, of: str = "") -> Any:
+        """``value`` if it is one of ``known`` (the list the stage's own owner holds)."""
+        if value not in tuple(known):
+            self.fail(key, unknown_value(what, value, known, of=of))
+        return value
+
+    def license(self, key: str, value: Any) -> str:
+        """A license id the registry knows (:func:`schemas.license_registry.get_license`, as the stages ask)."""
+        from schemas.license_registry import get_license, known_ids
+
+        text = self.text(key, value)
+        try:
+            get_license(text)
+        except ToolkitError:
+            self.fail(key, unknown_value("license id", text, known_ids()))
+        return text
+
+
+#: The longest list of known values an error line spells out; a longer one gives the nearest values.
+_LISTED = 120
+
+
+def unknown_value(what: str, value: Any, known, *, of: str = "") -> str:
+    """The message for a value its stage does not accept: the known values (the nearest, if many).
+
+    >>> unknown_value("scheme", "iast2", ("iso", "iast", "hk"), of=" for script Deva")
+    "unknown scheme 'iast2' for script Deva; known: iso, iast, hk"
+    >>> from schemas.license_registry import known_ids
+    >>> unknown_value("license id", "CC-BY-SA-5.0", known_ids())[:90]
+    "unknown license id 'CC-BY-SA-5.0'; known: CC-BY-SA-4.0, CC-BY-SA-3.0, CC-BY-NC-SA-4.0, Apa"
+    """
+    known = list(dict.fromkeys(str(k) for k in known))
+    if len(", ".join(known)) <= _LISTED:
+        return f"unknown {what} {shown(value)}{of}; known: {', '.join(known)}"
+    near = difflib.get_close_matches(str(value), known, n=3, cutoff=0.5)
+    shown_values: list[str] = []
+    for k in [*near, *(k for k in known if k not in near)]:  # the nearest first, then as many as fit
+        if len(", ".join([*shown_values, k])) > _LISTED * 2 // 3:
+            break
+        shown_values.append(k)
+    return f"unknown {what} {shown(value)}{of}; known: {', '.join(shown_values)}, ... ({len(known)} in all)"
+
 
 def load_release_recipe(path: str | Path) -> ReleaseRecipe:
     """Read and validate a release recipe file; errors name the file and the key."""
@@ -238,13 +302,7 @@ def release_from_dict(data: Any, *, file: Path | None = None) -> ReleaseRecipe:
     chk.keys("", data, _TOP)
     if data["version"] != VERSION:
         chk.fail("version", f"expected {VERSION}, found {data['version']!r}")
-    from ..export.writer import check_name
-
-    name = chk.text("name", data["name"])
-    try:
-        check_name(name, "name")
-    except ToolkitError as err:
-        chk.fail("name", str(err))
+    name = chk.name("name", data["name"], "release name")
     if "citation" in data and "citation_file" in data:
         chk.fail("citation_file", "give citation or citation_file, not both")
     citation = chk.text("citation", data["citation"]).strip() if "citation" in data else None
@@ -259,26 +317,58 @@ def release_from_dict(data: Any, *, file: Path | None = None) -> ReleaseRecipe:
     chk.keys("export", raw_export, _EXPORT)
     export = ExportSettings(
         lm_eval=chk.flag("export.lm_eval", raw_export["lm_eval"]) if "lm_eval" in raw_export else False,
-        license=chk.text("export.license", raw_export["license"]) if "license" in raw_export else None)
-    baselines = None
-    if data.get("baselines") is not None:
-        raw = dict(chk.mapping("baselines", data["baselines"]))
-        chk.keys("baselines", raw, _BASELINES)
-        baselines = BaselineSettings(
-            names=chk.names("baselines.names", raw["names"]) if "names" in raw else (),
-            split=chk.text("baselines.split", raw["split"]) if "split" in raw else None,
-            seed=chk.integer("baselines.seed", raw["seed"], 0) if "seed" in raw else 0,
-            ngram_unit=chk.text("baselines.ngram_unit", raw["ngram_unit"]) if "ngram_unit" in raw else None,
-            mlp_max_iter=chk.integer("baselines.mlp_max_iter", raw["mlp_max_iter"], 1)
-            if "mlp_max_iter" in raw else None)
+        license=chk.license("export.license", raw_export["license"]) if "license" in raw_export else None)
+    baselines = _baselines(chk, data["baselines"]) if data.get("baselines") is not None else None
     return ReleaseRecipe(
         name=name, pivot=chk.code("pivot", data["pivot"]), variants=sources,
         pretty_name=chk.text("pretty_name", data["pretty_name"]) if "pretty_name" in data else None,
         citation=citation,
         description=chk.text("description", data["description"]).strip() if "description" in data else None,
-        license=chk.text("license", data["license"]) if "license" in data else None,
+        license=chk.license("license", data["license"]) if "license" in data else None,
         source_name=chk.text("source_name", data["source_name"]) if "source_name" in data else None,
         qc=qc, export=export, baselines=baselines, file=file)
+
+
+def _baselines(chk: _Release, raw_value: Any) -> BaselineSettings:
+    """``baselines:``; each name is one the baselines stage knows for some kind of data (which kind the
+    release holds is known once its entries are planned: :func:`check_baselines_kind`)."""
+    from builder.evaluation.runner import default_baselines
+    from builder.evaluation.topic_baselines import NGRAM_UNITS
+
+    raw = dict(chk.mapping("baselines", raw_value))
+    chk.keys("baselines", raw, _BASELINES)
+    names = chk.names("baselines.names", raw["names"]) if "names" in raw else ()
+    known = (*default_baselines("topic"), *default_baselines("mc"))
+    for j, n in enumerate(names):
+        chk.known(f"baselines.names[{j}]", n, known, "baseline")
+    unit = None
+    if "ngram_unit" in raw:
+        unit = chk.known("baselines.ngram_unit", chk.text("baselines.ngram_unit", raw["ngram_unit"]), NGRAM_UNITS,
+                         "n-gram unit")
+    return BaselineSettings(
+        names=names, split=chk.text("baselines.split", raw["split"]) if "split" in raw else None,
+        seed=chk.integer("baselines.seed", raw["seed"], 0) if "seed" in raw else 0, ngram_unit=unit,
+        mlp_max_iter=chk.integer("baselines.mlp_max_iter", raw["mlp_max_iter"], 1) if "mlp_max_iter" in raw else None)
+
+
+def check_baselines_kind(recipe: ReleaseRecipe, kind: str) -> None:
+    """Refuse a baseline name the baselines stage does not run on ``kind`` data ("topic" or "mc"), naming the
+    recipe file and ``baselines.names[j]``; called once the plan knows the kind, before any stage runs."""
+    from builder.evaluation.runner import default_baselines
+
+    if recipe.baselines is None:
+        return
+    words = {"topic": "topic", "mc": "multiple-choice"}
+    known = default_baselines(kind)
+    other = "mc" if kind == "topic" else "topic"
+    for j, n in enumerate(recipe.baselines.names):
+        if n not in known:
+            if n in default_baselines(other):
+                message = (f"baseline {shown(n)} is for {words[other]} data, this release holds {words[kind]} "
+                           f"data; known: {', '.join(known)}")
+            else:
+                message = unknown_value(f"{words[kind]} baseline", n, known)
+            raise RecipeError(message, file=recipe.file, field=f"baselines.names[{j}]")
 
 
 def _qc(chk: _Release, raw: Any) -> QCSettings:
@@ -286,8 +376,54 @@ def _qc(chk: _Release, raw: Any) -> QCSettings:
         return QCSettings(enabled=False)
     qc = dict(chk.mapping("qc", raw))
     chk.keys("qc", qc, _QC)
-    return QCSettings(enabled=chk.flag("qc.enabled", qc.get("enabled", True)),
-                      config=chk.path("qc.config", qc["config"], kind="file") if "config" in qc else None)
+    config = None
+    if "config" in qc:
+        from qc.config import load_config
+
+        config = chk.path("qc.config", qc["config"], kind="file")
+        load_config(config)  # the gate's own loader: its error names that file and its key
+    return QCSettings(enabled=chk.flag("qc.enabled", qc.get("enabled", True)), config=config)
+
+
+def _ratios(chk: _Release, key: str, ratios: Any) -> tuple[float, float, float]:
+    """Three shares the split stage accepts (:func:`annotation.splits.check_ratios`, its own rule)."""
+    from annotation.splits import check_ratios
+
+    if (not isinstance(ratios, list) or len(ratios) != 3
+            or not all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in ratios)):
+        chk.fail(key, f"expected three shares (train, dev, test), found {shown(ratios)}")
+    try:
+        checked = check_ratios(ratios)
+    except ToolkitError as err:
+        chk.fail(key, err.message)
+    if not all(math.isfinite(r) for r in checked):  # NaN: check_ratios lets it through, the split crashes on it
+        chk.fail(key, f"expected three finite shares (train, dev, test), found {shown(ratios)}")
+    return checked
+
+
+def _assembly(chk: _Release, key: str, path: Path) -> None:
+    """Read the assembly recipe with its own loader; its name becomes a stage folder's name."""
+    from builder.recipe import load_recipe
+
+    recipe = load_recipe(path)  # its own loader: an error names that file and its key
+    try:
+        check_name(recipe.name, what="assembly recipe name")
+    except ToolkitError as err:
+        raise RecipeError(err.message, file=path, field="name") from None
+
+
+def _romanizable(chk: _Release, key: str, code: str, scheme: str | None) -> None:
+    """The romanize stage has a romanizer for ``code``'s script and, if given, ``scheme`` is one of its
+    schemes (:data:`builder.variants.romanize.ROMANIZATION`, the table the stage reads)."""
+    from builder.variants.romanize import ROMANIZATION
+    from schemas.scripts import script_of
+
+    script = script_of(code)
+    method = ROMANIZATION.get(script)
+    if method is None:
+        chk.fail(f"{key}.from", unknown_value("script to romanize", script, sorted(ROMANIZATION), of=f" ({code})"))
+    if scheme is not None:
+        chk.known(f"{key}.scheme", scheme, method.schemes, "scheme", of=f" for script {script}")
 
 
 def _variant_source(chk: _Release, i: int, raw: Any) -> VariantSource:
@@ -309,7 +445,9 @@ def _variant_source(chk: _Release, i: int, raw: Any) -> VariantSource:
                             align=raw.get("align"))
     if kind == "assemble":
         chk.keys(where, raw, _ASSEMBLE)
-        return AssembleEntry(i, recipe=chk.path(f"{where}.assemble", raw["assemble"], kind="file"),
+        recipe = chk.path(f"{where}.assemble", raw["assemble"], kind="file")
+        _assembly(chk, f"{where}.assemble", recipe)
+        return AssembleEntry(i, recipe=recipe,
                              seed=chk.integer(f"{where}.seed", raw["seed"], 0) if "seed" in raw else None)
     body = dict(chk.mapping(f"{where}.{kind}", raw[kind]))
     if set(raw) != {kind}:
@@ -322,24 +460,32 @@ def _variant_source(chk: _Release, i: int, raw: Any) -> VariantSource:
     def optional_file(name: str) -> Path | None:
         return chk.path(f"{key}.{name}", body[name], kind="file") if name in body else None
 
+    def optional_license() -> str | None:
+        return chk.license(f"{key}.license", body["license"]) if "license" in body else None
+
     if kind == "annotation":
+        from annotation.adjudicate import POLICIES
+        from annotation.curate import load_recipe as load_curation
+        from annotation.importer import FORMATS
+
         chk.keys(key, body, _ANNOTATION)
         if "labelled" not in body and "judgements" not in body:
             chk.fail(key, "give labelled (items to curate) or judgements (to adjudicate), or both")
         split = dict(chk.mapping(f"{key}.split", body.get("split")))
         chk.keys(f"{key}.split", split, _SPLIT)
-        ratios = split.get("ratios", [0.7, 0.1, 0.2])
-        if (not isinstance(ratios, list) or len(ratios) != 3
-                or not all(isinstance(r, (int, float)) and not isinstance(r, bool) and r >= 0 for r in ratios)):
-            chk.fail(f"{key}.split.ratios", f"expected three shares (train, dev, test), found {ratios!r}")
+        ratios = _ratios(chk, f"{key}.split.ratios", split.get("ratios", [0.7, 0.1, 0.2]))
+        variant = chk.code(f"{key}.variant", body["variant"])
+        curation = chk.path(f"{key}.curation", body["curation"], kind="file")
+        load_curation(curation)  # its own loader: an error names that file and its key
+        fmt = chk.known(f"{key}.format", optional_text("format") or "auto", FORMATS, "format")
+        policy = chk.known(f"{key}.policy", optional_text("policy") or "sib200", POLICIES, "adjudication policy")
         return AnnotationEntry(
-            i, variant=chk.code(f"{key}.variant", body["variant"]),
-            curation=chk.path(f"{key}.curation", body["curation"], kind="file"),
+            i, variant=variant, curation=curation,
             judgements=optional_file("judgements"), labels=optional_file("labels"),
             labelled=chk.path(f"{key}.labelled", body["labelled"]) if "labelled" in body else None,
-            format=optional_text("format") or "auto", policy=optional_text("policy") or "sib200",
+            format=fmt, policy=policy,
             ratios=tuple(float(r) for r in ratios), seed=chk.integer(f"{key}.split.seed", split.get("seed", 0), 0),
-            license=optional_text("license"), source_name=optional_text("source_name"),
+            license=optional_license(), source_name=optional_text("source_name"),
             citation=optional_text("citation"))
     if kind == "extend":
         chk.keys(key, body, _EXTEND)
@@ -350,12 +496,19 @@ def _variant_source(chk: _Release, i: int, raw: Any) -> VariantSource:
             if not isinstance(body["expected_lines"], list):
                 chk.fail(f"{key}.expected_lines", f"expected a list of line counts, found {body['expected_lines']!r}")
             lines = tuple(chk.integer(f"{key}.expected_lines[{j}]", n, 1) for j, n in enumerate(body["expected_lines"]))
+        config = optional_file("config")
+        if config is not None:
+            from builder.variants.checks import load_check_config
+
+            load_check_config(config)  # its own loader: an error names that file and its key
         return ExtendEntry(
-            i, variant=chk.code(f"{key}.variant", body["variant"]), source=chk.text(f"{key}.from", body["from"]),
+            i, variant=chk.code(f"{key}.variant", body["variant"]), source=chk.code(f"{key}.from", body["from"]),
             parallel=chk.paths(f"{key}.parallel", body["parallel"]) if "parallel" in body else (),
-            translations=optional_file("translations"), expected_lines=lines, config=optional_file("config"),
-            license=optional_text("license"))
+            translations=optional_file("translations"), expected_lines=lines, config=config,
+            license=optional_license())
     chk.keys(key, body, _ROMANIZE)
-    return RomanizeEntry(i, source=chk.code(f"{key}.from", body["from"]), scheme=optional_text("scheme"),
+    source, scheme = chk.code(f"{key}.from", body["from"]), optional_text("scheme")
+    _romanizable(chk, key, source, scheme)
+    return RomanizeEntry(i, source=source, scheme=scheme,
                          allow_leftover=chk.flag(f"{key}.allow_leftover", body["allow_leftover"])
                          if "allow_leftover" in body else False)

@@ -1,0 +1,239 @@
+"""Issue 26, "recipe errors found late": every value of a release recipe, and every file it points to, is
+validated before the first stage runs, with one error naming the recipe file and the key path.
+
+The accepted values come from the owner each stage asks (the split-ratio rule, the adjudication
+policies, the romanization table, the baseline and n-gram-unit registries, the license registry), so
+these tests also check that the recipe accepts exactly what the stage does. The hostile-input corpus
+(``tests/data/hostile/recipe_*``) runs the same mistakes through the CLI.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from builder.cli.main import cli
+from builder.release.plan import make_plan
+from builder.release.recipe import load_release_recipe, release_from_dict, unknown_value
+from schemas.errors import RecipeError, ToolkitError
+
+ROOT = Path(__file__).resolve().parents[2]
+MINI = ROOT / "tests" / "data" / "release" / "mini-release.yaml"
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="module")
+def mini() -> dict:
+    return yaml.safe_load(MINI.read_text(encoding="utf-8"))
+
+
+def _with(data: dict, path: str, value) -> dict:
+    """A deep copy of ``data`` with the value at the dotted ``path`` (``variants.0.annotation.policy``) set."""
+    out = copy.deepcopy(data)
+    *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
+    node = out
+    for p in parents:
+        node = node[p]
+    node[last] = value
+    return out
+
+
+def _romanized(data: dict, entry: dict) -> dict:
+    out = copy.deepcopy(data)
+    out["variants"].append({"romanize": entry})
+    return out
+
+
+def _error(data: dict, file: Path = MINI) -> ToolkitError:
+    with pytest.raises(ToolkitError) as info:
+        release_from_dict(data, file=file)
+    return info.value
+
+
+# -- each value against what its stage accepts ----------------------------------------------------------------
+
+@pytest.mark.parametrize("path, value, field, message", [
+    ("variants.0.annotation.split.ratios", [float("inf"), 0, 0], "variants[0].annotation.split.ratios",
+     "summing to 1, found inf, 0, 0"),
+    ("variants.0.annotation.split.ratios", [0.5, 0.5, 0.5], "variants[0].annotation.split.ratios", "summing to 1"),
+    ("variants.0.annotation.split.ratios", [-0.2, 0.6, 0.6], "variants[0].annotation.split.ratios",
+     "non-negative"),
+    ("variants.0.annotation.split.ratios", [float("nan"), 0.5, 0.5], "variants[0].annotation.split.ratios",
+     "expected three finite shares"),
+    ("variants.0.annotation.split.ratios", ["0.7", 0.1, 0.2], "variants[0].annotation.split.ratios",
+     "expected three shares"),
+    ("variants.0.annotation.policy", "consensus", "variants[0].annotation.policy",
+     "unknown adjudication policy 'consensus'; known: sib200, plurality, absolute, unanimous"),
+    ("variants.0.annotation.format", "tall", "variants[0].annotation.format", "unknown format 'tall'; known: auto"),
+    ("variants.0.annotation.license", "CC-BY", "variants[0].annotation.license", "unknown license id 'CC-BY'"),
+    ("variants.1.extend.license", "GPL-3.0", "variants[1].extend.license", "unknown license id 'GPL-3.0'"),
+    ("variants.1.extend.from", "../eng_Latn", "variants[1].extend.from", ""),
+    ("license", "CC-BY-SA", "license", "unknown license id 'CC-BY-SA'; known: CC-BY-SA-4.0"),
+    ("export.license", "CC-BY-SA-5.0", "export.license", "unknown license id 'CC-BY-SA-5.0'"),
+    ("baselines.names", ["majority", "char_tfidif"], "baselines.names[1]", "unknown baseline 'char_tfidif'"),
+    ("baselines.ngram_unit", "byte", "baselines.ngram_unit", "unknown n-gram unit 'byte'; known: char, word"),
+    ("name", "../escaped", "name", "release name '../escaped' cannot be a file name"),
+    ("name", "a\u202eb", "name", "control or format character U+202E"),
+    ("name", "release name", "name", "cannot be a file name: it contains ' '"),
+])
+def test_a_value_its_stage_refuses_is_one_error_naming_the_file_and_key(mini, path, value, field, message):
+    err = _error(_with(mini, path, value))
+    assert err.file == str(MINI) and err.field == field, str(err)
+    assert message in err.message
+    assert "\n" not in str(err) and len(str(err)) < 300
+
+
+def test_the_known_values_come_from_the_stages_own_owners():
+    from annotation.adjudicate import POLICIES
+    from builder.evaluation.topic_baselines import NGRAM_UNITS
+    from schemas.license_registry import known_ids
+
+    data = yaml.safe_load(MINI.read_text(encoding="utf-8"))
+    for policy in POLICIES:  # every policy the adjudication accepts, the recipe accepts
+        assert release_from_dict(_with(data, "variants.0.annotation.policy", policy), file=MINI)
+    for unit in NGRAM_UNITS:
+        assert release_from_dict(_with(data, "baselines.ngram_unit", unit), file=MINI).baselines.ngram_unit == unit
+    for lic in known_ids():
+        assert release_from_dict(_with(data, "export.license", lic), file=MINI).export.license == lic
+
+
+@pytest.mark.parametrize("entry, field, message", [
+    ({"from": "hin_Deva", "scheme": "iast2"}, "variants[3].romanize.scheme",
+     "unknown scheme 'iast2' for script Deva; known: iso, iast, hk, itrans"),
+    ({"from": "hin_Deva", "scheme": "uroman"}, "variants[3].romanize.scheme", "unknown scheme 'uroman'"),
+    ({"from": "nqo_Nkoo"}, "variants[3].romanize.from", "unknown script to romanize 'Nkoo' (nqo_Nkoo)"),
+])
+def test_a_romanization_the_stage_cannot_do_is_refused_up_front(mini, entry, field, message):
+    err = _error(_romanized(mini, entry))
+    assert err.field == field and message in err.message, str(err)
+
+
+def test_every_scheme_of_the_script_is_accepted(mini):
+    from builder.variants.romanize import ROMANIZATION
+
+    for scheme in ROMANIZATION["Deva"].schemes:
+        recipe = release_from_dict(_romanized(mini, {"from": "hin_Deva", "scheme": scheme}), file=MINI)
+        assert recipe.variants[-1].scheme == scheme
+
+
+def test_a_baseline_of_the_other_kind_is_refused_when_the_plan_knows_the_kind(mini, tmp_path):
+    recipe = release_from_dict(_with(mini, "baselines.names", ["majority", "bow_lr"]), file=MINI)
+    with pytest.raises(RecipeError) as info:
+        make_plan(recipe, tmp_path / "out", jobs=1)
+    assert info.value.field == "baselines.names[1]" and info.value.file == str(MINI)
+    assert "'bow_lr' is for multiple-choice data, this release holds topic data" in info.value.message
+    assert not (tmp_path / "out").exists()
+
+
+# -- the files the recipe points to, read by their own loaders ------------------------------------------------
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _absolute(text: str) -> str:
+    """The mini recipe's text with its relative paths made absolute, so a copy works from any folder."""
+    return re.sub(r"\.\./[^\s,\]]+", lambda m: str((MINI.parent / m.group(0)).resolve()), text)
+
+
+def test_a_bad_curation_recipe_is_found_before_any_stage(mini, tmp_path):
+    bad = _write(tmp_path, "curation.yaml", "steps:\n  - min_count: -1\n")
+    err = _error(_with(mini, "variants.0.annotation.curation", str(bad)))
+    assert err.file == str(bad) and err.field == "steps[0].min_count"
+
+
+def test_a_bad_qc_config_is_found_before_any_stage(mini, tmp_path):
+    bad = _write(tmp_path, "qc.yaml", "version: 2\nchekcs: {}\n")
+    err = _error(_with(mini, "qc", {"config": str(bad)}))
+    assert err.file == str(bad) and "chekcs" in str(err)
+
+
+def test_a_bad_extend_checks_config_is_found_before_any_stage(mini, tmp_path):
+    bad = _write(tmp_path, "checks.yaml", "colour: red\n")
+    data = _with(mini, "variants.1.extend.config", str(bad))
+    err = _error(data)
+    assert err.file == str(bad) and "colour" in str(err)
+
+
+def _assembly(tmp_path: Path, name: str) -> Path:
+    data = yaml.safe_load((EXAMPLES / "belebele-train.yaml").read_text(encoding="utf-8"))
+    data["name"] = name
+    for source in data["sources"]:
+        source["path"] = str((EXAMPLES / source["path"]).resolve())
+    return _write(tmp_path, "assembly.yaml", yaml.safe_dump(data))
+
+
+def test_a_bad_assembly_recipe_is_found_before_any_stage(tmp_path):
+    bad = _write(tmp_path, "assembly.yaml", "name: x\nsources: []\nsede: 1\n")
+    err = _error({"version": 1, "name": "r", "pivot": "eng_Latn", "variants": [{"assemble": str(bad)}]})
+    assert err.file == str(bad) and "sede" in str(err)
+
+
+def test_an_assembly_recipe_name_that_is_a_path_is_refused_naming_that_file(tmp_path):
+    recipe = _assembly(tmp_path, "../../escaped")
+    err = _error({"version": 1, "name": "r", "pivot": "eng_Latn", "variants": [{"assemble": str(recipe)}]})
+    assert err.file == str(recipe) and err.field == "name"
+    assert "assembly recipe name '../../escaped' cannot be a file name" in err.message
+
+
+def test_a_good_assembly_recipe_still_plans(tmp_path):
+    recipe = _assembly(tmp_path, "belebele-train")
+    spec = release_from_dict({"version": 1, "name": "r", "pivot": "eng_Latn", "variants": [{"assemble": str(recipe)}]},
+                             file=tmp_path / "release.yaml")
+    plan = make_plan(spec, tmp_path / "out", jobs=1)
+    assert plan.stages[0].name == "assemble-belebele-train"
+
+
+# -- duplicate keys, and the order: nothing is written before everything is checked ---------------------------
+
+def test_a_second_variants_key_is_refused(tmp_path):
+    text = MINI.read_text(encoding="utf-8") + "variants:\n  - dataset: ../sib200/annotated\n"
+    bad = _write(tmp_path, "r.yaml", _absolute(text))
+    with pytest.raises(ToolkitError) as info:
+        load_release_recipe(bad)
+    assert info.value.file == str(bad) and info.value.field == "variants"
+    assert "duplicate key 'variants'" in info.value.message
+
+
+@pytest.mark.xfail(strict=True, reason="schemas/io.py load_yaml: a key given by a merge key (<<) and again in "
+                                       "the mapping is not a duplicate there; the later one silently wins")
+def test_a_variants_key_beside_a_merged_one_is_refused(tmp_path):
+    text = MINI.read_text(encoding="utf-8").replace("variants:", "<<: {variants: [{dataset: x}]}\nvariants:", 1)
+    bad = _write(tmp_path, "r.yaml", _absolute(text))
+    with pytest.raises(ToolkitError):
+        load_release_recipe(bad)
+
+
+def test_a_bad_recipe_leaves_no_release_folder_through_the_cli(mini, tmp_path):
+    bad = _write(tmp_path, "r.yaml", yaml.safe_dump(_romanized(mini, {"from": "hin_Deva", "scheme": "iast2"})))
+    bad.write_text(_absolute(bad.read_text(encoding="utf-8")), encoding="utf-8")
+    res = CliRunner().invoke(cli, ["-q", "release", str(bad), "--out", str(tmp_path / "out")])
+    lines = res.stderr.strip().splitlines()
+    assert res.exit_code == 1 and len(lines) == 1, res.stderr
+    assert lines[0].startswith(f"error: {bad}, field variants[3].romanize.scheme: unknown scheme 'iast2'")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_from_stage_stops_before_the_release_folder_is_made(tmp_path):
+    res = CliRunner().invoke(cli, ["-q", "release", str(MINI), "--out", str(tmp_path / "out"), "--from", "nosuch"])
+    assert res.exit_code == 2 and "--from nosuch: no such stage" in res.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_example_recipes_pass_every_check(tmp_path):
+    for name in ("sib200-release.yaml", "belebele-train-release.yaml"):
+        plan = make_plan(load_release_recipe(EXAMPLES / name), tmp_path / name, jobs=1)
+        assert plan.stages and not (tmp_path / name).exists()
+
+
+def test_an_unknown_value_message_stays_short():
+    from schemas.license_registry import known_ids
+
+    text = unknown_value("license id", "x" * 500, known_ids())
+    assert len(text) < 200 and text.endswith(f"({len(known_ids())} in all)")
