@@ -12,16 +12,28 @@ no timestamps, so a re-run writes the same bytes.
 commands that GitHub Actions shows on the run's summary page (at most
 ``limit`` errors; the rest are counted in one last line).
 
+Variant names, labels and ids in the messages come from the data: every
+string written to the XML passes :func:`schemas.escape.for_xml` (ESC, BEL,
+NUL and lone surrogates would make the file unreadable), and every value of
+an annotation :func:`~schemas.escape.for_actions_property` (``title=``),
+then :func:`~schemas.escape.for_terminal`, or (the message)
+:func:`~schemas.escape.printed_line` under GitHub Actions: one line, one
+command, its own.
+
 >>> from qc.result import CheckResult
 >>> r = CheckResult("eng_Latn", "answer_balance", False, reason="unbalanced", detail="A=40, B=0")
 >>> escape_data("50%\\nrest"), escape_property("a:b,c")
 ('50%25%0Arest', 'a%3Ab%2Cc')
 >>> annotation(r, "error")
 '::error title=qc eng_Latn answer_balance::unbalanced: A=40, B=0'
+>>> annotation(CheckResult("x\\n::warning::y", "labels", False, reason="bad", detail="\\x1b[2J"), "error")
+'::error title=qc x%0A%3A%3Awarning%3A%3Ay labels::bad: \\\\x1b[2J'
 """
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+
+from schemas.escape import for_actions, for_actions_property, for_terminal, for_xml, printed_line
 
 from .gate import QCReport
 from .report import fmt, status
@@ -84,24 +96,26 @@ def to_junit(report: QCReport) -> str:
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("errors", "0")
+    for element in root.iter():  # every string of the file, names and messages from the data included
+        element.attrib.update({key: for_xml(value) for key, value in element.attrib.items()})
+        if element.text:
+            element.text = for_xml(element.text)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def escape_data(text: str) -> str:
-    """A workflow command's message, escaped as GitHub Actions' toolkit does (``%``, CR, LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """A workflow command's property value: also ``:`` and ``,``."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+#: A workflow command's message and property value, escaped as GitHub Actions' toolkit does (the names
+#: earlier versions gave the functions of :mod:`schemas.escape`).
+escape_data, escape_property = for_actions, for_actions_property
 
 
 def annotation(r: CheckResult, level: str) -> str:
-    """One ``::error`` (or ``::warning``) line for a failed check."""
+    """One ``::error`` (or ``::warning``) line for a failed check: its values Actions-escaped, then any
+    control character left (ESC, BEL, a bidi override) made visible, so the line is one command; the
+    message as any line printed under GitHub Actions (:func:`schemas.escape.printed_line`: no ``##[``)."""
     message = f"{r.reason}: " + "; ".join(x for x in (numbers(r), r.detail) if x)
-    return f"::{level} title={escape_property(f'qc {r.variant} {r.check}')}::{escape_data(message)}"
+    title = for_terminal(for_actions_property(f"qc {r.variant} {r.check}"))
+    return f"::{level} title={title}::{printed_line(message, ci=True)}"
 
 
 def github_annotations(report: QCReport, *, limit: int = 50) -> list[str]:

@@ -19,8 +19,13 @@ import html
 import re
 import unicodedata
 
-#: Unicode categories that move the cursor, change the terminal or the direction of text, or end a line.
-_CONTROL = ("Cc", "Cf", "Zl", "Zp")
+#: Unicode categories that move the cursor, change the terminal or the direction of text, or end a line;
+#: and lone surrogates (``Cs``: a file name of undecodable bytes), which no UTF-8 stream can even write.
+_CONTROL = ("Cc", "Cf", "Cs", "Zl", "Zp")
+#: The legacy workflow command ``##[command]``: GitHub's runner finds it anywhere in a line, not only at its start.
+_ACTIONS_V1 = re.compile(r"##\[")
+#: A line that starts (after blanks, which the runner trims) with ``::`` is a workflow command.
+_ACTIONS_V2 = re.compile(r"^(\s*):(?=:)")
 _XML_OK = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -60,11 +65,22 @@ def for_actions_property(text) -> str:
 
 def printed_line(text, *, ci: bool = False) -> str:
     """One line as the tool prints it: under GitHub Actions (``ci``) ``%``/CR/LF escaped first, then every
-    control character made visible. A line printed by the tool can never be two lines."""
+    control character made visible. A line printed by the tool can never be two lines.
+
+    Under ``ci`` the line is never a workflow command either: a leading ``::`` and a ``##[`` anywhere (the
+    runner's legacy form) get their first ``:`` or ``[`` written as a visible escape. The tool's own
+    commands (the qc annotations) are escaped by their writer and printed without this function.
+
+    >>> printed_line("::warning::x", ci=True), printed_line("see ##[error]x", ci=True)
+    ('\\\\x3a:warning::x', 'see ##\\\\x5berror]x')
+    """
     text = str(text)
     if ci:
         text = for_actions(text)
-    return for_terminal(text)
+    text = for_terminal(text)
+    if ci:
+        text = _ACTIONS_V2.sub(lambda m: m.group(1) + "\\x3a", _ACTIONS_V1.sub(lambda m: "##\\x5b", text))
+    return text
 
 
 def for_xml(text) -> str:

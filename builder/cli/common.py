@@ -1,4 +1,8 @@
-"""Pieces shared by the subcommands: the context object (and the task reporter it makes), options, messages."""
+"""Pieces shared by the subcommands: the context object (and the task reporter it makes), options, messages.
+
+Every line a command prints goes through :func:`builder.tasks.base.echo`, the one printer, which makes the
+data in it (a variant name, a label, a value quoted in an error) inert for the terminal and the CI log.
+"""
 from __future__ import annotations
 
 import functools
@@ -19,24 +23,24 @@ class AppContext:
 
     def info(self, message: str) -> None:
         if not self.quiet:
-            click.echo(message, err=True)
+            echo(message)
 
     def reporter(self):
         """The :class:`builder.tasks.base.Reporter` of a command: stderr lines unless ``-q``, a bar on a terminal."""
         from builder.tasks.base import Reporter
 
-        return Reporter(quiet=self.quiet, write=lambda message: click.echo(message, err=True),
-                        terminal=_is_terminal())
+        return Reporter(quiet=self.quiet, write=echo, terminal=_is_terminal())
 
     @staticmethod
-    def echo_lines(lines) -> None:
-        """A task's standard-output summary (its result's ``lines``)."""
+    def echo_lines(lines, *, keep_newlines: bool = False) -> None:
+        """A task's standard-output summary (its result's ``lines``), each one line; with ``keep_newlines``
+        each is a block of lines the task joined on purpose (``builder licenses``)."""
         for line in lines:
-            click.echo(line)
+            echo(line, err=False, keep_newlines=keep_newlines)
 
-    def show(self, result) -> None:
+    def show(self, result, *, keep_newlines: bool = False) -> None:
         """A task's result as the command prints it: ``lines`` on stdout, then its ``notes`` as info lines."""
-        self.echo_lines(result.lines)
+        self.echo_lines(result.lines, keep_newlines=keep_newlines)
         for note in result.notes:
             self.info(note)
 
@@ -44,9 +48,16 @@ class AppContext:
 pass_app = click.make_pass_decorator(AppContext, ensure=True)
 
 
+def echo(text, *, err: bool = True, keep_newlines: bool = False) -> None:
+    """Print one line (stderr; stdout with ``err=False``): :func:`builder.tasks.base.echo`, the one printer."""
+    from builder.tasks.base import echo as _echo
+
+    _echo(text, err=err, keep_newlines=keep_newlines)
+
+
 def echo_error(message: str) -> None:
-    """Print one error line to stderr."""
-    click.echo(f"error: {message}", err=True)
+    """Print one error line to stderr (the message may quote hostile data: :func:`echo` makes it inert)."""
+    echo(f"error: {message}")
 
 
 def on_error_option(f):

@@ -34,7 +34,7 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
 
     res = run_licenses(LicensesOptions(directory, as_json=as_json, intended_use=intended_use, license=license_id,
                                        source=source), app.reporter())
-    app.show(res)
+    app.show(res, keep_newlines=True)  # the audit is one block of lines (each line escaped, as any printed line)
     res.gate()
 
 

@@ -21,7 +21,7 @@ import click
 
 from schemas.errors import QCGateFailed
 
-from .common import OutputFolder, backend_option, jobs_option, pass_app, variant_option
+from .common import OutputFolder, backend_option, echo, jobs_option, pass_app, variant_option
 
 
 @click.command(name="qc")
@@ -57,6 +57,6 @@ def qc(app, dataset, config_path, out_dir, against, variants, jobs, backend, add
                               annotations=annotations), app.reporter())
     app.show(result)
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}")
     if not result.passed:
         raise QCGateFailed(result.message)

@@ -7,7 +7,7 @@ import click
 
 from schemas.errors import ExitStatus, ToolkitError, os_reason
 
-from .common import AppContext, OutputFolder, backend_option, echo_error, jobs_option, pass_app
+from .common import AppContext, OutputFolder, backend_option, echo, echo_error, jobs_option, pass_app
 
 
 @click.command()
@@ -59,11 +59,11 @@ def release(app: AppContext, recipe: Path, out: Path, from_stage: str | None, al
     if result.stopped_at_gate:
         failing = result.summary["gate"]["failing"]
         names = ", ".join(f"{f['variant']}:{f['check']}" for f in failing[:5])
-        click.echo(f"release {spec.name}: the qc gate failed ({len(failing)} check(s): {names}); stopped before "
-                   f"the export (--allow-failing-gate releases anyway); report: {report}")
+        echo(f"release {spec.name}: the qc gate failed ({len(failing)} check(s): {names}); stopped before "
+             f"the export (--allow-failing-gate releases anyway); report: {report}", err=False)
         click.get_current_context().exit(1)
     gate = result.summary["gate"]["verdict"]
     allowed = " (failing gate allowed)" if result.summary["gate"]["allowed_failing"] else ""
-    click.echo(f"release {spec.name}: {len(result.summary['variants'])} variant(s), gate {gate}{allowed}; "
-               f"{ran} stage(s) ran, {skipped} up to date; export: {out / 'export'}; report: {report}")
+    echo(f"release {spec.name}: {len(result.summary['variants'])} variant(s), gate {gate}{allowed}; "
+         f"{ran} stage(s) ran, {skipped} up to date; export: {out / 'export'}; report: {report}", err=False)
 

@@ -3,21 +3,68 @@
 A task reports through a :class:`Reporter` instead of printing: the CLI builds
 one from ``-q`` (stderr lines, a rich bar on a terminal), the release one that
 prefixes its stage, and tests :data:`QUIET` or a list collector.
+
+Every line the tool prints (information, progress, warnings, the ``error:``
+line, the standard-output summary) goes through :func:`echo`, the one printer:
+variant names, labels and values quoted from files that strangers wrote reach
+the terminal or the CI log as visible text, never as an escape sequence, a CR
+or a line of their own (:func:`schemas.escape.printed_line`; under GitHub
+Actions, :func:`in_ci`, never as a workflow command either).
 """
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from schemas.escape import for_terminal, printed_line
 from schemas.ledger import DropRow
 
 
+def in_ci() -> bool:
+    """Whether the lines printed are read by GitHub Actions (``GITHUB_ACTIONS=true``), which executes a line
+    that starts with ``::`` (or holds ``##[``) as a workflow command."""
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+class WorkflowCommand(str):
+    """A line the tool prints *as* a GitHub Actions workflow command (``::error title=...::...``).
+
+    Its writer escaped its values (:func:`schemas.escape.for_actions`, ``for_actions_property``), so
+    :func:`echo` prints it as it is, only made terminal-safe, not Actions-escaped a second time. Any
+    other line is printed as data.
+    """
+
+
+def as_printed(text, *, keep_newlines: bool = False) -> str:
+    """``text`` as :func:`echo` prints it: each control character visible, under GitHub Actions also ``%``,
+    CR and LF escaped (:func:`schemas.escape.printed_line`). With ``keep_newlines`` ``text`` is a block the
+    tool prints on purpose as several lines (a report): each of its lines is escaped the same way.
+
+    >>> as_printed("qc: 1/2 variants checked (nqo\\x1b]0;owned\\x07)")
+    'qc: 1/2 variants checked (nqo\\\\x1b]0;owned\\\\x07)'
+    >>> as_printed("report\\n\\x1b[2Jline 2", keep_newlines=True)
+    'report\\n\\\\x1b[2Jline 2'
+    """
+    if isinstance(text, WorkflowCommand):
+        return for_terminal(text)
+    ci = in_ci()
+    if keep_newlines:
+        return "\n".join(printed_line(part, ci=ci) for part in str(text).split("\n"))
+    return printed_line(text, ci=ci)
+
+
+def echo(text, *, err: bool = True, keep_newlines: bool = False) -> None:
+    """Print one line the tool says (stderr; stdout with ``err=False``), escaped by :func:`as_printed`."""
+    print(as_printed(text, keep_newlines=keep_newlines), file=sys.stderr if err else sys.stdout, flush=True)
+
+
 def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    echo(message)
 
 
 @dataclass
@@ -25,8 +72,10 @@ class Reporter:
     """Where a task's information lines and progress go.
 
     ``quiet``: no information lines and no progress (errors are the caller's).
-    ``write``: where a line goes (stderr by default). ``terminal``: draw a rich
-    progress bar instead of plain lines (default: whether stderr is a terminal).
+    ``write``: where a line goes (stderr through :func:`echo` by default; a
+    ``write`` of one's own receives the line as the task wrote it, unescaped).
+    ``terminal``: draw a rich progress bar instead of plain lines (default:
+    whether stderr is a terminal).
     """
 
     quiet: bool = False
@@ -80,10 +129,12 @@ class Reporter:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        with Progress(TextColumn(stage), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      TextColumn("{task.description}"), console=Console(stderr=True), transient=True) as bar:
+        # the label (a variant name) is data: escaped as every printed line is, and not read as rich markup
+        with Progress(TextColumn(stage, markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TextColumn("{task.description}", markup=False), console=Console(stderr=True),
+                      transient=True) as bar:
             task = bar.add_task("", total=total)
-            yield lambda label, done, n: bar.update(task, completed=done, description=label)
+            yield lambda label, done, n: bar.update(task, completed=done, description=as_printed(label))
 
     def lazy_progress(self, stack: contextlib.ExitStack, stage: str, noun: str) -> Callable:
         """A ``progress(label, done, total)`` that opens :meth:`progress` at its first call (for work whose
@@ -106,11 +157,13 @@ QUIET = Reporter(quiet=True)
 class TaskResult:
     """The part of every task's result the CLI and the release read.
 
-    ``lines``: the command's standard-output summary. ``drops``: what it left
-    out and why. ``warnings``: the warnings it gave (each also reported as it
-    happened), for the release's report. ``notes``: information lines that
-    belong after the summary (where the results were written, a measure not
-    reported); the caller reports them once it has shown ``lines``.
+    ``lines``: the command's standard-output summary (each one line, printed
+    through :func:`echo`; a :class:`WorkflowCommand` is printed as a command).
+    ``drops``: what it left out and why. ``warnings``: the warnings it gave
+    (each also reported as it happened), for the release's report. ``notes``:
+    information lines that belong after the summary (where the results were
+    written, a measure not reported); the caller reports them once it has
+    shown ``lines``.
     """
 
     lines: list[str] = field(default_factory=list)

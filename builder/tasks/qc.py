@@ -9,9 +9,10 @@ raise :class:`schemas.errors.GateInputError` (exit 2) or
 
 For CI: ``junit`` writes a JUnit XML file (one test case per variant x check),
 ``annotations="github"`` puts ``::error``/``::warning`` workflow commands in
-the result's ``lines``, and when ``GITHUB_STEP_SUMMARY`` names a file the
-Markdown verdict is appended to it. Progress goes through the reporter
-(:meth:`builder.tasks.base.Reporter.progress`).
+the result's ``lines`` (as :class:`~builder.tasks.base.WorkflowCommand`:
+printed as commands, their values escaped by :mod:`qc.ci`), and when
+``GITHUB_STEP_SUMMARY`` names a file the Markdown verdict is appended to it.
+Progress goes through the reporter (:meth:`builder.tasks.base.Reporter.progress`).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from typing import Any
 
 from schemas.errors import GateInputError, OutputError, ToolkitError
 
-from .base import QUIET, Reporter, TaskResult
+from .base import QUIET, Reporter, TaskResult, WorkflowCommand
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,8 @@ def _ci_outputs(gate, o: QCOptions, result: QCResult) -> None:
         except OSError as err:
             raise OutputError(f"cannot write {o.junit}: {err.strerror or err}") from err
     if o.annotations == "github":
-        result.lines.extend(github_annotations(gate))
+        # the tool's own workflow commands, escaped by their writer: printed as commands, not as data
+        result.lines.extend(WorkflowCommand(line) for line in github_annotations(gate))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:
