@@ -10,9 +10,12 @@ Two layouts are accepted, from CSV, TSV or JSONL (chosen by the file suffix):
 Bad records are reported with file, line and item id (:class:`AnnotationError`)
 or, under ``on_error="skip"``, counted by a short reason name and listed by item
 id: ``unknown_label``, ``empty_label``, ``missing_item_id``, ``duplicate_rating``,
-``text_mismatch``, ``too_few_ratings``, and for lines that cannot be read at all
-(listed as ``line N``) ``invalid_utf8``, ``malformed_json``, ``malformed_csv``.
-Nothing is dropped silently. A byte-order mark and CRLF line ends are read as
+``text_mismatch``, ``too_few_ratings``, ``control_character`` (an item id,
+annotator name or label holding any control character, a text holding one but
+tab and newline), and for lines that cannot be read at all (listed as
+``line N``) ``invalid_utf8``, ``malformed_json``, ``malformed_csv``. An
+annotator column (wide format) whose name holds a control character, and a NUL
+anywhere in the file, are errors under either policy. Nothing is dropped silently. A byte-order mark and CRLF line ends are read as
 if absent; a quote that is never closed is an error under either policy.
 """
 from __future__ import annotations
@@ -25,7 +28,8 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from schemas.io import read_text_utf8, require_path
-from schemas.tables import INVALID_UTF8, bad_utf8, jsonl_lines, parse_table, split_lines
+from schemas.tables import (CONTROL_CHARACTER, INVALID_UTF8, bad_utf8, control_character, jsonl_lines, parse_table,
+                            split_lines)
 from schemas.errors import AnnotationError, SourceError
 from schemas.records import Judgement
 
@@ -120,6 +124,10 @@ def read_labels(path) -> tuple[str, ...]:
         label = line.strip()
         if not label:
             continue
+        problem = control_character(label)
+        if problem is not None:
+            raise AnnotationError(f"a label allows no control character, found {problem}", file=p,
+                                  record=f"line {n}")
         if label in labels:
             raise AnnotationError(f"label {label!r} is listed twice", file=p, record=f"line {n}")
         labels.append(label)
@@ -207,6 +215,13 @@ class _Collector:
     def add(self, line: int, item: str, annotator: str, label: str, text: str | None) -> None:
         if not item:
             return self.problem("missing_item_id", "missing item id", line, None)
+        for what, value, is_text in (("the item id", item, False), ("the annotator name", annotator, False),
+                                     ("the label", label, False), ("the text", text or "", True)):
+            found = control_character(value, text=is_text)
+            if found is not None:
+                allowed = "no control character but tab and newline" if is_text else "no control character"
+                return self.problem(CONTROL_CHARACTER, f"{what} allows {allowed}, found {found}", line,
+                                    None if what == "the item id" else item)
         if not label:
             return self.problem("empty_label", f"empty label from annotator {annotator!r}", line, item)
         if self.allowed is not None and label not in self.allowed:
@@ -311,6 +326,13 @@ def read_annotations(path, *, format: str = "auto", labels: Sequence[str] | None
         if not raters:
             raise AnnotationError(f"wide format needs one column per annotator besides {id_col} and "
                                   f"{TEXT_COLUMN}; found {', '.join(columns)}", file=p, record="line 1")
+        for annotator in raters:
+            found = control_character(annotator)
+            if found is not None:  # a column cannot be skipped: it would drop every rating of one annotator
+                line = next((n for n, row in rows if annotator in row), 1)
+                where = f"line {line}"
+                raise AnnotationError(f"an annotator column name allows no control character, found {found} "
+                                      f"in {annotator!r}", file=p, record=where)
         for line, row in rows:
             item = row.get(id_col, "").strip()
             if not item:

@@ -10,7 +10,13 @@ a bad byte or an unbalanced quote gives the same one-line error everywhere:
   reason (``invalid start byte``, ``invalid continuation byte``, ``unexpected
   end of data``); with ``keep_bad=True`` they are kept as lone surrogates
   instead, and :func:`bad_utf8` tells a caller that skips bad records which
-  line or row holds one (reason :data:`INVALID_UTF8`).
+  line or row holds one (reason :data:`INVALID_UTF8`). A NUL character is
+  never text: it raises :class:`ControlCharacterError` naming the line, under
+  either policy, for every reader at once (a file that holds one is binary or
+  corrupt, and a NUL written on into a record would end it early in C tools).
+* :func:`control_character` tells a reader whether one value holds a control
+  character its field does not allow: names, labels and ids allow none, text
+  allows tab and newline only (see :func:`check_chars` for the error).
 * :func:`split_lines` splits on ``\\n`` only (``\\r`` before it is dropped), so
   a U+2028 inside a JSON string does not end a JSON line.
 * :func:`parse_table` reads CSV/TSV with a header: fields of any length (the
@@ -43,16 +49,65 @@ from .errors import SchemaError, SourceError
 INVALID_UTF8 = "invalid_utf8"
 #: Reason name of a CSV/TSV row that does not parse or has the wrong number of fields.
 MALFORMED_CSV = "malformed_csv"
+#: Reason name of a record or file holding a control character its field does not allow (a NUL, an escape).
+CONTROL_CHARACTER = "control_character"
 
 _BOM = "\ufeff"
 _KEPT = re.compile("[\udc80-\udcff]")  # what errors="surrogateescape" makes of an undecodable byte
 _UTF8 = ("utf-8", "utf8", "utf-8-sig", "utf_8", "utf_8_sig")
+_NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL, C1: none in a name, label or id
+_TEXT_CONTROL = re.compile("[\x00-\x08\x0b-\x1f]")  # C0 but tab and newline
 
 
 class EncodingError(SourceError):
     """A text file holds bytes its encoding cannot decode (reason :data:`INVALID_UTF8`)."""
 
     reason = INVALID_UTF8
+
+
+class ControlCharacterError(EncodingError, SchemaError):
+    """A text file or a value holds a control character (a NUL) no text holds (reason :data:`CONTROL_CHARACTER`).
+
+    An :class:`EncodingError` too, so a reader that names or counts an
+    undecodable file treats a NUL the same way, with its own reason.
+    """
+
+    reason = CONTROL_CHARACTER
+
+
+def control_character(value: str, *, text: bool = False) -> str | None:
+    """What control character ``value`` holds that its field does not allow, or None.
+
+    ``text=False`` (names, labels, ids): no C0, DEL or C1 character at all;
+    ``text=True`` (free text): no C0 character but tab and newline.
+
+    >>> control_character("ann\\x001")
+    'a control character (U+0000) at character 4'
+    >>> control_character("two\\tcells") is not None, control_character("two\\tcells", text=True) is None
+    (True, True)
+    >>> control_character("caf\\u00e9 \\u2028") is None
+    True
+    """
+    found = (_TEXT_CONTROL if text else _NAME_CONTROL).search(value)
+    if found is None:
+        return None
+    return f"a control character (U+{ord(found.group()):04X}) at character {found.start() + 1}"
+
+
+def check_chars(value: str, what: str, *, text: bool = False, file=None, record=None, field=None) -> str:
+    """``value`` when it holds no control character its field refuses (:func:`control_character`), else raise.
+
+    >>> check_chars("ann\\x1b[2J", "an annotator name", file="a.csv", record="line 3", field="annotator")
+    Traceback (most recent call last):
+    ...
+    schemas.tables.ControlCharacterError: a.csv, line 3, field annotator: an annotator name allows no control character, found a control character (U+001B) at character 4
+    """
+    problem = control_character(value, text=text)
+    if problem is not None:
+        allowed = "no control character but tab and newline" if text else "no control character"
+        raise ControlCharacterError(f"{what} allows {allowed}, found {problem}", file=file, record=record,
+                                    field=field)
+    return value
 
 
 def _line_breaks(text: str) -> int:
@@ -79,6 +134,8 @@ def decode_utf8(data: bytes, path: str | os.PathLike, *, keep_bad: bool = False,
     ------
     EncodingError
         Naming the line, the byte offset and the reason.
+    ControlCharacterError
+        A NUL character (under either policy), naming the line and the byte offset.
 
     >>> decode_utf8(b"\\xef\\xbb\\xbfid\\r\\n", "a.tsv")
     'id\\r\\n'
@@ -95,6 +152,12 @@ def decode_utf8(data: bytes, path: str | os.PathLike, *, keep_bad: bool = False,
         name = "UTF-8" if codec == "utf-8" else codec
         raise EncodingError(f"not valid {name} at byte {err.start} (0x{data[err.start]:02x}, {err.reason})",
                             file=path, record=f"line {line}") from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        at = f"byte {data.find(bytes(1))}" if codec == "utf-8" else f"character {nul}"
+        raise ControlCharacterError(f"a NUL character (0x00) at {at}; a text file holds none (is it binary "
+                                    f"or corrupt?)", file=path, record=f"line {line}")
     return text[1:] if text.startswith(_BOM) else text
 
 

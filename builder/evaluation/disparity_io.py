@@ -15,7 +15,12 @@ is read as it is (:func:`lm_eval_records`): one record per task and metric of
 every task that is not a group, with the model from ``model_args``
 (``pretrained=...``, else the model type), the language from the task's
 ``dataset_name`` or the FLORES-200 code in its name, and the task from the
-group that holds it (else the task name without its language code).
+group that holds it (else the task name without its language code). Every
+part of it is checked for its shape: a ``results``, ``configs`` or task entry
+of the wrong type, a metric that is not a finite number (text such as
+``"0.2x"``, null, NaN, Infinity, a boolean) is refused with one line naming the
+file and the key path (``results.sib_hau_Latn.acc,none``), never left out; a
+file with ``results`` or ``configs`` and no ``records`` is read as one.
 
 Rows whose language is an aggregate (``avg``, ``average``, ``mean``, ``all``,
 ``overall``, ``total``, ...) are refused with one line naming the file and row,
@@ -132,14 +137,15 @@ def _json_rows(text: str, p: Path, kind: str):
                 items.append((f"line {number}", _loads(line, p, number)))
     else:
         data = _loads(text, p, None)
-        if isinstance(data, dict) and isinstance(data.get("results"), dict) and isinstance(data.get("configs"), dict):
-            data = lm_eval_records(data, p)
-        if isinstance(data, dict) and isinstance(data.get("records"), list):
-            data = data["records"]
-        if not isinstance(data, list):
-            raise SchemaError(f"expected a JSON list of records (or {{'records': [...]}}), "
-                              f"found {type(data).__name__}", file=p)
-        items = [(f"record {i}", obj) for i, obj in enumerate(data, start=1)]
+        if _is_lm_eval(data):
+            items = _lm_eval_rows(data, p)
+        else:
+            if isinstance(data, dict) and isinstance(data.get("records"), list):
+                data = data["records"]
+            if not isinstance(data, list):
+                raise SchemaError(f"expected a JSON list of records (or {{'records': [...]}}, or an lm-eval "
+                                  f"results file), found {_kind(data)}", file=p)
+            items = [(f"record {i}", obj) for i, obj in enumerate(data, start=1)]
     header: list[str] = []
     for where, obj in items:
         if not isinstance(obj, dict):
@@ -152,15 +158,124 @@ _FLORES_IN_NAME = re.compile(r"(?:^|_)([a-z]{3}_[A-Z][a-z]{3})(?=_|$)")
 _NOT_METRICS = {"alias", "name", "sample_len", "sample_count", "samples"}
 
 
-def _lm_eval_model(data: dict) -> str:
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+def _is_lm_eval(data) -> bool:
+    """Whether a JSON object is an lm-eval results file (it holds ``results`` or ``configs``, no ``records``)."""
+    return isinstance(data, dict) and "records" not in data and ("results" in data or "configs" in data)
+
+
+def _kind(value) -> str:
+    """The JSON name of a value's type, for messages (``text``, ``a list``, ``a number``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"text {value[:40]!r}"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) \
+        else type(value).__name__
+
+
+def _object(data: dict, key: str, p: Path, *, required: bool) -> dict:
+    value = data.get(key)
+    if value is None and not required:
+        return {}
+    if not isinstance(value, dict):
+        found = "nothing (the key is missing)" if key not in data else _kind(value)
+        raise SchemaError(f"expected an object (as lm-eval writes it), found {found}", file=p, record=key)
+    return value
+
+
+def _lm_eval_model(data: dict, p: Path) -> str:
+    config = _object(data, "config", p, required=False)
     args = config.get("model_args")
     if isinstance(args, dict):
         named = args.get("pretrained") or args.get("model")
-    else:
-        found = re.search(r"(?:^|,)\s*(?:pretrained|model)=([^,]+)", str(args or ""))
+    elif args is None or isinstance(args, str):
+        found = re.search(r"(?:^|,)\s*(?:pretrained|model)=([^,]+)", args or "")
         named = found.group(1) if found else None
-    return str(named or config.get("model") or data.get("model_name") or "").strip()
+    else:
+        raise SchemaError(f"expected text (pretrained=...) or an object, found {_kind(args)}", file=p,
+                          record="config.model_args")
+    for where, value in (("config.model_args", named), ("config.model", config.get("model")),
+                         ("model_name", data.get("model_name"))):
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise SchemaError(f"expected the model's name as text, found {_kind(value)}", file=p, record=where)
+        return value.strip()
+    raise SchemaError("cannot tell the model: no pretrained= in config.model_args, no config.model, "
+                      "no model_name", file=p, record="config")
+
+
+def _lm_eval_groups(data: dict, p: Path) -> dict[str, list[str]]:
+    groups = _object(data, "group_subtasks", p, required=False)
+    for group, members in groups.items():
+        if members is None:
+            continue
+        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+            bad = members if not isinstance(members, list) else next(m for m in members if not isinstance(m, str))
+            raise SchemaError(f"expected a list of task names, found {_kind(bad)}"
+                              + (" in the list" if isinstance(members, list) else ""), file=p,
+                              record=f"group_subtasks.{group}")
+    return {g: list(m or []) for g, m in groups.items()}
+
+
+def _lm_eval_rows(data: dict, p: Path) -> list[tuple[str, dict]]:
+    """``(where, record)`` of every per-language score of an lm-eval results file, checked shape by shape.
+
+    A task entry, a config or a group list of the wrong type, and a metric whose
+    value is not a finite number (text such as ``"0.2x"``, null, NaN, Infinity,
+    a boolean, a list), is refused with one line naming the file and the key
+    path (``results.sib_eng_Latn.acc,none``); nothing is left out silently. Only
+    metadata (``alias``, ``name``, ``sample_len``, ...) and ``*_stderr`` values
+    (lm-eval writes ``"N/A"`` where it has none) are not scores.
+    """
+    results = _object(data, "results", p, required=True)
+    configs = _object(data, "configs", p, required=True)
+    groups = _lm_eval_groups(data, p)
+    parent = {t: g for g, members in groups.items() for t in members}
+    model = _lm_eval_model(data, p)
+    out = []
+    for task, metrics in sorted(results.items()):
+        if task in groups:
+            continue  # a group's aggregate, not one language
+        if not isinstance(metrics, dict):
+            raise SchemaError(f"expected an object of metrics, found {_kind(metrics)}", file=p,
+                              record=f"results.{task}")
+        if task not in configs:
+            raise SchemaError(f"task {task!r} has no entry in configs and is no group of group_subtasks; "
+                              f"expected every scored task to have its config", file=p, record=f"results.{task}")
+        cfg = configs[task]
+        if not isinstance(cfg, dict):
+            raise SchemaError(f"expected an object, found {_kind(cfg)}", file=p, record=f"configs.{task}")
+        name = cfg.get("dataset_name")
+        if name is not None and not isinstance(name, str):
+            raise SchemaError(f"expected text or null, found {_kind(name)}", file=p,
+                              record=f"configs.{task}.dataset_name")
+        code = name if isinstance(name, str) and _FLORES_IN_NAME.fullmatch(name) else None
+        in_name = _FLORES_IN_NAME.search(task)
+        language = code or (in_name.group(1) if in_name else None)
+        if language is None:
+            raise SchemaError(f"cannot tell the language of lm-eval task {task!r}: its dataset_name "
+                              f"{name!r} and its name hold no FLORES-200 code (xxx_Xxxx)", file=p,
+                              record=f"results.{task}")
+        dataset = parent.get(task) or re.sub(r"__+", "_", task.replace(language, "")).strip("_") or task
+        for key, value in metrics.items():
+            metric, _, filt = str(key).partition(",")
+            if metric in _NOT_METRICS or metric.endswith("_stderr"):
+                continue
+            where = f"results.{task}.{key}"
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise SchemaError(f"expected the score as a finite number, found {_kind(value)}", file=p,
+                                  record=where)
+            out.append((where, {"model": model, "language": language, "dataset": dataset,
+                                "metric": metric if filt in ("", "none") else f"{metric}_{filt}",
+                                "score": value}))
+    if not out:
+        raise SchemaError("the lm-eval results file holds no per-language task scores", file=p)
+    return out
 
 
 def lm_eval_records(data: dict, p: Path) -> list[dict]:
@@ -172,34 +287,13 @@ def lm_eval_records(data: dict, p: Path) -> list[dict]:
     ...         "config": {"model": "hf", "model_args": "pretrained=org/model-7b,dtype=bfloat16"}}
     >>> lm_eval_records(data, Path("results.json"))
     [{'model': 'org/model-7b', 'language': 'eng_Latn', 'dataset': 'sib', 'metric': 'acc', 'score': 0.5}]
+    >>> data["results"]["sib_eng_Latn"]["acc,none"] = "0.2x"
+    >>> lm_eval_records(data, Path("results.json"))
+    Traceback (most recent call last):
+    ...
+    schemas.errors.SchemaError: results.json, results.sib_eng_Latn.acc,none: expected the score as a finite number, found text '0.2x'
     """
-    groups = data.get("group_subtasks") if isinstance(data.get("group_subtasks"), dict) else {}
-    parent = {t: g for g, members in groups.items() for t in (members or [])}
-    configs = data["configs"]
-    model = _lm_eval_model(data)
-    out = []
-    for task, metrics in sorted(data["results"].items()):
-        if task in groups or task not in configs or not isinstance(metrics, dict):
-            continue  # a group's aggregate, not one language
-        cfg = configs[task] if isinstance(configs[task], dict) else {}
-        name = cfg.get("dataset_name")
-        code = name if isinstance(name, str) and _FLORES_IN_NAME.fullmatch(name) else None
-        in_name = _FLORES_IN_NAME.search(task)
-        language = code or (in_name.group(1) if in_name else None)
-        if language is None:
-            raise SchemaError(f"cannot tell the language of lm-eval task {task!r}: its dataset_name "
-                              f"{name!r} and its name hold no FLORES-200 code (xxx_Xxxx)", file=p,
-                              record=f"results.{task}")
-        dataset = parent.get(task) or re.sub(r"__+", "_", task.replace(language, "")).strip("_") or task
-        for key, value in metrics.items():
-            metric, _, filt = str(key).partition(",")
-            if metric in _NOT_METRICS or metric.endswith("_stderr") or isinstance(value, (bool, str, dict, list)):
-                continue
-            out.append({"model": model, "language": language, "dataset": dataset,
-                        "metric": metric if filt in ("", "none") else f"{metric}_{filt}", "score": value})
-    if not out:
-        raise SchemaError("the lm-eval results file holds no per-language task scores", file=p)
-    return out
+    return [record for _, record in _lm_eval_rows(data, p)]
 
 
 def _loads(text: str, p: Path, line):
@@ -236,8 +330,11 @@ def _text(value, p, where, field_name) -> str:
     return str(value).strip()
 
 
-def _optional(value) -> str:
-    return "" if value is None or isinstance(value, (dict, list)) else str(value).strip()
+def _optional(value, p, where, field_name) -> str:
+    if isinstance(value, (dict, list, bool)):
+        raise SchemaError(f"expected a name or nothing, found {_kind(value)}", file=p, record=where,
+                          field=field_name)
+    return "" if value is None else str(value).strip()
 
 
 def _score(value, p, where) -> float:
@@ -266,10 +363,9 @@ def _validate(parsed, p: Path, drop_aggregates: bool) -> RecordSet:
                 continue
             raise SchemaError(f"language {language!r} is an aggregate, not a language; remove the row "
                               f"or pass --drop-aggregates", file=p, record=where, field=cols["language"])
-        dataset, metric = (_optional(get(k)) for k in ("dataset", "metric"))
-        if _optional(get("task")):
-            task = _optional(get("task"))
-        else:
+        dataset, metric = (_optional(get(k), p, where, cols.get(k)) for k in ("dataset", "metric"))
+        task = _optional(get("task"), p, where, cols.get("task"))
+        if not task:
             dataset = _text(get("dataset"), p, where, cols.get("dataset", cols.get("task")))
             task = f"{dataset}_{metric}" if metric else dataset
         score = _score(get("score"), p, where)

@@ -39,7 +39,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from schemas.errors import UsageError
+from schemas.errors import SchemaError, UsageError
 
 TOPIC_BASELINES = ("majority", "mlp", "char_tfidf", "char_linear")
 NGRAM_UNITS = ("char", "word")
@@ -147,7 +147,7 @@ _FUNCTIONS: dict[str, Callable] = {"majority": _majority, "mlp": _mlp, "char_tfi
 
 def fit_predict(name: str, train_x: Sequence[str], train_y: Sequence[str], dev_x: Sequence[str],
                 dev_y: Sequence[str], test_x: Sequence[str], *, seed: int = 0, unit: str = DEFAULT_NGRAM_UNIT,
-                mlp_max_iter: int = MLP_MAX_ITER):
+                mlp_max_iter: int = MLP_MAX_ITER, where: str | None = None):
     """Train baseline ``name`` on train (dev for model selection) and predict ``test_x``.
 
     Parameters
@@ -165,6 +165,17 @@ def fit_predict(name: str, train_x: Sequence[str], train_y: Sequence[str], dev_x
         n-gram unit of the MLP baseline.
     mlp_max_iter : int, default 300
         The paper's value; smaller only for quick checks.
+    where : str, optional
+        What the train split is (``"variant hin_Deva, split train"``, its file), named in errors.
+
+    Raises
+    ------
+    UsageError
+        An unknown baseline, an empty train split.
+    SchemaError
+        A train split whose rows all hold one label, for a baseline that learns
+        (every baseline but ``majority``): a classifier needs two classes (it
+        was scikit-learn's ``ValueError`` traceback).
 
     Returns
     -------
@@ -182,11 +193,19 @@ def fit_predict(name: str, train_x: Sequence[str], train_y: Sequence[str], dev_x
     >>> preds, params = fit_predict("char_linear", x, y, x[:2], y[:2], ["the team match"])
     >>> preds.tolist(), params["analyzer"], params["C"]  # every C is perfect on this dev: the smallest wins
     (['sports'], 'char_wb', 0.1)
+    >>> fit_predict("mlp", x[:2], ["sports", "sports"], [], [], ["a"], where="variant x, split train")
+    Traceback (most recent call last):
+    ...
+    schemas.errors.SchemaError: variant x, split train: baseline 'mlp' needs at least 2 labels in the train split to learn from, found 1 ('sports' in all 2 rows)
     """
     if name not in _FUNCTIONS:
         raise UsageError(f"unknown topic baseline {name!r}; known: {', '.join(TOPIC_BASELINES)}")
     if len(train_y) == 0:
         raise UsageError(f"baseline {name!r} needs a non-empty train split")
+    classes = sorted({str(y) for y in train_y})
+    if len(classes) < 2 and name != "majority":
+        raise SchemaError(f"baseline {name!r} needs at least 2 labels in the train split to learn from, found 1 "
+                          f"({classes[0]!r} in all {len(train_y)} rows)", file=where)
     preds, params = _FUNCTIONS[name](list(train_x), list(train_y), list(dev_x), list(dev_y), list(test_x),
                                      seed=seed, unit=unit, mlp_max_iter=mlp_max_iter)
     return np.asarray(preds, dtype=object), params

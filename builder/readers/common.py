@@ -181,11 +181,13 @@ class SourceReader(Reader):
         line, byte and reason (``... [invalid_utf8]``, as every reader error
         names its reason). Under ``on_error="skip"`` they are kept instead,
         for :func:`schemas.tables.bad_utf8` to flag just the lines that hold them.
+        A NUL character is a :class:`~schemas.tables.ControlCharacterError`
+        (``... [control_character]``) under either policy: the file is not text.
         """
         try:
             return self._decode(path, encoding, keep_bad=self.on_error == "skip")
-        except EncodingError as err:
-            raise EncodingError(f"{err.message} [{err.reason}]", file=err.file, record=err.record) from None
+        except EncodingError as err:  # the same class, so its reason stays the file's
+            raise type(err)(f"{err.message} [{err.reason}]", file=err.file, record=err.record) from None
 
     @staticmethod
     def _decode(path: Path, encoding: str = "utf-8", *, keep_bad: bool = False) -> str:
