@@ -1,8 +1,14 @@
-"""Write the agreement report: ``agreement.json``, ``agreement.md`` and ``agreement_matrix.png``."""
+"""Write the agreement report: ``agreement.json``, ``agreement.md`` and ``agreement_matrix.png``.
+
+Labels, annotator names, the source path and skip reasons come from the
+annotation export; in ``agreement.md`` each passes
+:func:`schemas.escape.md_inline`, so it stays text in its table cell.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
+from schemas.escape import md_inline
 from schemas.io import atomic_path, write_json_atomic, write_text_atomic
 
 MEASURES = (
@@ -20,6 +26,12 @@ def _f(x, digits: int = 3) -> str:
 
 def _ci(v) -> str:
     return "n/a" if v is None else f"[{_f(v[0])}, {_f(v[1])}]"
+
+
+def _code(value) -> str:
+    """A code span where :func:`md_inline` leaves ``value`` as it is, else the escaped text."""
+    text = md_inline(value)
+    return f"`{text}`" if text and text == str(value) else text
 
 
 def render_markdown(rep: dict) -> str:
@@ -43,7 +55,7 @@ def render_markdown(rep: dict) -> str:
     lines = [
         "# Annotation agreement",
         "",
-        f"Source `{rep['source']}`: {rep['n_items']} items, {rep['n_annotators']} annotators, "
+        f"Source {_code(rep['source'])}: {rep['n_items']} items, {rep['n_annotators']} annotators, "
         f"{rep['n_ratings']} ratings ({rpi['min']}-{rpi['max']} per item, mean {rpi['mean']:.2f}), "
         f"{len(rep['labels'])} labels.",
         "",
@@ -59,30 +71,31 @@ def render_markdown(rep: dict) -> str:
         lines.append(f"| {name} | {_f(rep.get(key))} | {_ci(rep['ci'].get(key))} | "
                      f"{'' if obs is None else _f(obs)} | {'' if exp is None else _f(exp)} |")
     if rep.get("fleiss_kappa_reason"):
-        lines += ["", f"Fleiss' kappa not reported: {rep['fleiss_kappa_reason']}."]
-    measure = rep["per_category_measure"].replace("_", " ")
+        lines += ["", f"Fleiss' kappa not reported: {md_inline(rep['fleiss_kappa_reason'])}."]
+    measure = md_inline(rep["per_category_measure"].replace("_", " "))
     lines += ["", f"## Per category ({measure})", "", "| Label | Ratings | Value | CI |",
               "| --- | ---: | ---: | --- |"]
     for label in rep["labels"]:
-        lines.append(f"| {label} | {rep['label_counts'][label]} | {_f(rep['per_category'].get(label))} | "
+        lines.append(f"| {md_inline(label)} | {rep['label_counts'][label]} | {_f(rep['per_category'].get(label))} | "
                      f"{_ci(rep['per_category_ci'].get(label))} |")
     pw = rep["pairwise"]
     names = pw["annotators"]
     lines += ["", "## Annotator pairs (Cohen's kappa / percent agreement / shared items)", "",
-              "| | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
+              "| | " + " | ".join(map(md_inline, names)) + " |", "| --- |" + " --- |" * len(names)]
     for i, a in enumerate(names):
         cells = [f"{_f(pw['cohen_kappa'][i][j])} / {_f(pw['percent_agreement'][i][j])} / "
                  f"{pw['n_shared'][i][j]}" for j in range(len(names))]
-        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md_inline(a)} | " + " | ".join(cells) + " |")
     lines += ["", "## Most confused label pairs", ""]
     if rep["confusions"]:
         lines += ["| Labels | Disagreeing rating pairs |", "| --- | ---: |"]
-        lines += [f"| {c['labels'][0]} / {c['labels'][1]} | {c['count']} |" for c in rep["confusions"]]
+        lines += [f"| {md_inline(c['labels'][0])} / {md_inline(c['labels'][1])} | {c['count']} |"
+                  for c in rep["confusions"]]
     else:
         lines.append("No disagreements.")
     if rep["skipped"]:
         lines += ["", "## Skipped input", "", "| Reason | Count |", "| --- | ---: |"]
-        lines += [f"| {k} | {v} |" for k, v in sorted(rep["skipped"].items())]
+        lines += [f"| {md_inline(k)} | {v} |" for k, v in sorted(rep["skipped"].items())]
     return "\n".join(lines) + "\n"
 
 

@@ -2,7 +2,9 @@
 
 Outputs are deterministic: rows in a fixed order, numbers rounded to six
 places, JSON with sorted keys, no timestamps (the PNG carries no software
-metadata either).
+metadata either). Every table cell passes :func:`schemas.escape.md_inline`
+(variant and model names come from the data); the bold mean row is the
+report's own.
 
 >>> print(markdown_table([{"a": 1, "b": "x"}], ["a", "b"]), end="")
 | a | b |
@@ -15,8 +17,9 @@ import csv
 import io
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
+from schemas.escape import md_inline
 from schemas.io import write_json_atomic, write_jsonl_atomic, write_text_atomic
 
 BASELINE_COLUMNS = ("variant", "script", "baseline", "split", "train_variant", "n", "correct", "accuracy",
@@ -39,14 +42,21 @@ def _missing(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _cell(x) -> str:
-    return "" if _missing(x) else str(x).replace("|", "\\|").replace("\n", " ")
+def _cell(x, raw: bool = False) -> str:
+    return "" if _missing(x) else (str(x) if raw else md_inline(x))
 
 
-def markdown_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
-    """A GitHub Markdown table of ``rows`` restricted to ``columns``."""
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    lines += ["| " + " | ".join(_cell(r.get(c)) for c in columns) + " |" for r in rows]
+def markdown_table(rows: Sequence[dict], columns: Sequence[str], raw: Collection[str] = ()) -> str:
+    """A GitHub Markdown table of ``rows`` restricted to ``columns``; every cell literal text but those of
+    the ``raw`` columns (numbers the report formats itself).
+
+    >>> print(markdown_table([{"a": "<b>|x"}], ["a"]), end="")
+    | a |
+    |---|
+    | &lt;b&gt;\\|x |
+    """
+    lines = ["| " + " | ".join(map(md_inline, columns)) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(_cell(r.get(c), c in raw) for c in columns) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -77,12 +87,13 @@ def baseline_markdown(rows: Sequence[dict], baselines: Sequence[str], settings: 
         entry[r["baseline"]] = cell
     table = sorted(by_variant.values(), key=lambda e: (e["script"], e["variant"]))
     means = baseline_means(rows, baselines)
-    table.append({"variant": f"**mean of {len(by_variant)}**", "script": "", "n": "",
-                  **{b: f"**{pct(means[b])}**" for b in baselines}})
+    mean_row = ("| " + " | ".join([f"**mean of {len(by_variant)}**", "", "",
+                                   *(f"**{pct(means[b])}**" for b in baselines)]) + " |\n")
     head = [f"# Baseline accuracy ({settings.get('split', 'test')} split)", "",
             "Accuracy in %, 95% " + settings.get("ci_method", "wilson") + " interval in brackets; n items per variant.",
             "Settings: " + ", ".join(f"{k}={v}" for k, v in sorted(settings.items()) if v not in (None, "")), ""]
-    return "\n".join(head) + "\n" + markdown_table(table, ["variant", "script", "n", *baselines])
+    return ("\n".join(head) + "\n" + markdown_table(table, ["variant", "script", "n", *baselines], raw=baselines)
+            + mean_row)
 
 
 def llm_markdown(summary: Sequence[dict], kinds: Sequence[str]) -> str:

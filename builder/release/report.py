@@ -15,7 +15,8 @@ seconds) and links to the release's JSON and Markdown files.
 
 Links are relative to the release folder ``base``; one whose file is missing
 there, or that points outside it, is shown as text. Every string of the summary
-is escaped, and the page has no timestamp: the same summary (and the same
+is escaped (:func:`schemas.escape.for_html`: entities, and control characters
+written visibly), and the page has no timestamp: the same summary (and the same
 files under ``base``) gives the same bytes.
 
 >>> from pathlib import Path
@@ -30,9 +31,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from html import escape
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
+
+from schemas.escape import for_html
 
 from . import report_charts as charts
 from .report_style import CSS, SCRIPT
@@ -46,7 +48,8 @@ VERDICT = {"pass": "ok", "fail": "bad"}  # any other verdict ("not run") is show
 STATUS = {"ran": "ok", "skipped": "warn"}
 
 def _e(value) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    """Text or an attribute value from the summary (data: variant names, labels, details, citations)."""
+    return for_html("" if value is None else value)
 
 
 def _num(value) -> str:
