@@ -136,7 +136,7 @@ def recipe_from_dict(data: Any, *, file: Path | None = None) -> Recipe:
 
     chk = Checker(file)
     chk.keys("", data, _TOP_KEYS)
-    name = chk.text("name", data["name"])
+    name = chk.name("name", data["name"], "recipe name")
     seed = chk.integer("seed", data.get("seed", 0), 0)
     language = data.get("language", "eng_Latn")
     if not isinstance(language, str):

@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 
 from .features import decode_class_labels
 from .errors import IntegrityError, SchemaError, SourceError
+from .names import check_name
 from .io import read_sib_tsv, read_text_utf8, require_path, sha256_file
 from .runtime.outputs import fault_point
 from .records import REQUIRED_COLUMNS
@@ -268,9 +269,11 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False,
             frame = read_table(path, sha256=expected.get(path))
             if "language" in frame.columns and frame["language"].notna().all() and len(frame):
                 for lang, part in frame.groupby("language", sort=True):
+                    _check_variant_name(str(lang), path, part.index[0], "language")
                     tables.setdefault(str(lang), {})[split] = part.reset_index(drop=True)
                     files[(str(lang), split)] = path
             else:
+                _check_variant_name(root.name, root)
                 tables.setdefault(root.name, {})[split] = frame
                 files[(root.name, split)] = path
     else:
@@ -278,6 +281,7 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False,
         for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
             found = split_files(sub)
             if found:
+                _check_variant_name(sub.name, sub)
                 per_variant[sub.name] = found
                 files.update({(sub.name, split): path for split, path in found.items()})
         if variants and per_variant:  # before reading, so that only the variants asked for are read
@@ -305,6 +309,13 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False,
         for split, frame in tables[variant].items():
             check_columns(frame, kind, files[(variant, split)])
     return LoadedDataset(root=root, kind=kind, tables=tables, manifest=manifest, files=files)
+
+
+def _check_variant_name(name: str, where: Path, row=None, field=None) -> None:
+    """A variant's name becomes a folder, a config, a task and a file name in every output: it must be a
+    file name (:func:`schemas.names.check_name`), else a :class:`SchemaError` naming the file (and the row)."""
+    check_name(name, what="variant name", file=where,
+               record=None if row is None else f"row {int(row) + 1}", field=field)
 
 
 def _known(variants, tables, root: Path) -> None:

@@ -85,7 +85,8 @@ class ToolkitError(Exception):
         text = " ".join(self.message.split("\n"))  # always one line
         line = f"{loc}: {text}" if loc else text
         if len(line) > MAX_MESSAGE:  # a value quoted from a hostile file never makes a megabyte line
-            line = line[: MAX_MESSAGE - 30] + f"… ({len(line) - MAX_MESSAGE + 30} characters cut)"
+            keep = (MAX_MESSAGE - 30) // 2  # the start names the place, the end often what to do
+            line = f"{line[:keep]} … ({len(line) - 2 * keep} characters cut) … {line[-keep:]}"
         return line
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import difflib
 from typing import Any, Iterable, Mapping, NoReturn
 
-from .errors import RecipeError, ToolkitError
+from .errors import RecipeError, SchemaError, ToolkitError
 
 
 def key_path(where: str, key: Any) -> str:
@@ -106,6 +106,16 @@ class Checker:
         if not isinstance(value, str) or not value.strip():
             self.fail(key, f"expected non-empty text, found {_found(value)}")
         return value
+
+    def name(self, key: str, value: Any, what: str = "name") -> str:
+        """Text that becomes a file or folder name (:func:`schemas.names.check_name`: no path, no control
+        character, nothing a YAML file or a shell reads as syntax)."""
+        from .names import check_name
+
+        try:
+            return check_name(value, what=what)
+        except SchemaError as err:
+            self.fail(key, err.message)
 
     def flag(self, key: str, value: Any) -> bool:
         if not isinstance(value, bool):

@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from schemas.names import path_under
 from schemas.errors import SchemaError
 from schemas.features import arrow_schema
 from schemas.license_terms import Terms
@@ -105,11 +106,11 @@ def write_variants(stage: Path, source, *, jobs: int = 1, backend: str = "local"
                    prepare=lambda v: (v, {s: ds.tables[v][s] for s in ds.splits(v)}))
     out = Variants()
     for variant, parts in zip(ds.variants, made):
-        (stage / variant).mkdir()
+        path_under(stage, variant).mkdir()  # the variant name was checked when the dataset was loaded
         arrow_sizes: dict[str, tuple[int, int]] = {}
         for split, out_split, data, num_rows, nbytes, feats in parts:
             rel = f"{variant}/{out_split}.parquet"
-            (stage / rel).write_bytes(data)
+            path_under(stage, rel).write_bytes(data)
             out.files[rel] = {"rows": num_rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
             out.split_files.setdefault(variant, {})[out_split] = rel
             out.sizes.setdefault(variant, {})[out_split] = num_rows

@@ -21,7 +21,7 @@ from typing import Callable
 from schemas.errors import UsageError
 from schemas.runtime.provenance import tool_info
 from schemas.io import sha256_store, write_json_atomic, write_text_atomic
-from schemas.runtime.outputs import MARKER, check_replaceable, fault_point
+from schemas.runtime.outputs import MARKER, check_replaceable, fault_point, refuse_inputs_inside
 
 from .plan import Plan
 from .stages import Recorder
@@ -54,6 +54,20 @@ def prepare_root(root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
     if not (root / MARKER).is_file():
         write_text_atomic(root / MARKER, '{"command": "release"}\n')
+
+
+def external_inputs(plan: Plan) -> list[Path]:
+    """The recipe and every stage input that no stage of the release makes (what the user brought): the
+    release folder must neither hold one of them nor lie inside one, or it would be part of its own input."""
+    made = [Path(os.path.abspath(st.output)) for st in plan.stages]
+    out = [plan.recipe.file] if plan.recipe.file else []
+    out += [src.path for src in plan.recipe.variants if src.kind == "dataset"]  # the folder, not only its parts
+    for st in plan.stages:
+        for path in st.inputs.values():
+            here = Path(os.path.abspath(path))
+            if not any(here == m or m in here.parents for m in made):
+                out.append(path)
+    return out
 
 
 def first_forced(plan: Plan, name: str | None) -> int | None:
@@ -180,6 +194,7 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
     # every check first (the recipe and the plan were validated whole when they were made): a bad --from
     # stops before the release folder is made or marked, as a bad recipe does
     forced_from = first_forced(plan, from_stage)
+    refuse_inputs_inside(plan.root, external_inputs(plan))
     prepare_root(plan.root)
     recorder = Recorder(plan.root, plan.recipe.file.parent if plan.recipe.file else Path.cwd(), tool_info())
     result = RunResult()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from schemas.names import path_under
 from schemas.codes import variant_language
 from schemas.errors import RecipeError
 
@@ -68,7 +69,7 @@ class Plan:
         if any(s.name == name for s in self.stages):
             raise RecipeError(f"two stages would be named {name!r}: a variant is made twice", file=self.recipe.file)
         st = Stage(name=name, inputs={k: Path(v) for k, v in inputs.items() if v is not None},
-                   options=options, action=action, output=output or self.root / "stages" / name / "output",
+                   options=options, action=action, output=output or path_under(self.root / "stages", name, "output"),
                    describe=describe or name, parallel=parallel)
         self.stages.append(st)
         return st

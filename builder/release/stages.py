@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from schemas.names import path_under
 from schemas.io import dumps_json, sha256_file, sha256_store, write_json_atomic
 from schemas.runtime.outputs import fault_point
 
@@ -139,7 +140,7 @@ class Recorder:
         self.digests = digests or Digests()
 
     def folder(self, stage: Stage) -> Path:
-        return self.root / "stages" / stage.name
+        return path_under(self.root / "stages", stage.name)
 
     def rel(self, path: Path) -> str:
         """``path`` relative to the release folder if inside it, else to the recipe's folder."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from schemas.names import path_under
 from schemas.runtime.provenance import recorded_path
 from schemas.errors import UsageError
 
@@ -210,7 +211,7 @@ def run_prompts(options: PromptsOptions, report: Reporter = QUIET) -> PromptsRes
             if o.split not in ds.tables[v]:
                 raise UsageError(f"variant {v} has no {o.split!r} split; found {', '.join(ds.splits(v))}")
             rows = prompts.render(ds.tables[v][o.split], o.mode, shots=shots)
-            path = write_jsonl_atomic(stage / "prompts" / f"{v}.{o.mode}.jsonl", rows)
+            path = write_jsonl_atomic(path_under(stage, "prompts", f"{v}.{o.mode}.jsonl"), rows)
             written[v] = {"file": str(path.relative_to(stage)), "n": len(rows)}
         write_json_atomic(stage / "prompts.json", {"mode": o.mode, "split": o.split, "shots": shot_source,
                                                    "variants": written, "parse_with": "builder evaluate "
