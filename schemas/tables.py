@@ -13,7 +13,8 @@ a bad byte or an unbalanced quote gives the same one-line error everywhere:
   line or row holds one (reason :data:`INVALID_UTF8`). A NUL character is
   never text: it raises :class:`ControlCharacterError` naming the line, under
   either policy, for every reader at once (a file that holds one is binary or
-  corrupt, and a NUL written on into a record would end it early in C tools).
+  corrupt, and a NUL written on into a record would end it early in C tools);
+  in a ``.json``/``.jsonl``/``.ndjson`` file the escape ``\\u0000`` is one too.
 * :func:`control_character` tells a reader whether one value holds a control
   character its field does not allow: names, labels and ids allow none, text
   allows tab and newline only (see :func:`check_chars` for the error).
@@ -57,6 +58,8 @@ _KEPT = re.compile("[\udc80-\udcff]")  # what errors="surrogateescape" makes of 
 _UTF8 = ("utf-8", "utf8", "utf-8-sig", "utf_8", "utf_8_sig")
 _NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL, C1: none in a name, label or id
 _TEXT_CONTROL = re.compile("[\x00-\x08\x0b-\x1f]")  # C0 but tab and newline
+_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
+_JSON_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")  # an odd run of backslashes, then u0000: a NUL escape
 
 
 class EncodingError(SourceError):
@@ -158,6 +161,13 @@ def decode_utf8(data: bytes, path: str | os.PathLike, *, keep_bad: bool = False,
         at = f"byte {data.find(bytes(1))}" if codec == "utf-8" else f"character {nul}"
         raise ControlCharacterError(f"a NUL character (0x00) at {at}; a text file holds none (is it binary "
                                     f"or corrupt?)", file=path, record=f"line {line}")
+    if "\\u0000" in text and os.fspath(path).lower().endswith(_JSON_SUFFIXES):
+        found = _JSON_NUL.search(text)
+        if found is not None:
+            at = found.end() - 6
+            raise ControlCharacterError(f"a NUL character (the JSON escape \\u0000) at character "
+                                        f"{at - text.rfind(chr(10), 0, at)}; a text value holds none", file=path,
+                                        record=f"line {text.count(chr(10), 0, at) + 1}")
     return text[1:] if text.startswith(_BOM) else text
 
 

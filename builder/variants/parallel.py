@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from schemas.io import read_text_utf8, require_path, sha256_file
-from schemas.tables import split_lines
+from schemas.tables import check_chars, split_lines
 
 #: FLORES-200 line counts: dev, devtest (SIB-200 index_id = dev lines, then devtest lines).
 FLORES_LINES = (997, 1012)
@@ -70,11 +70,17 @@ def read_parallel(paths: Sequence[str | Path]) -> ParallelText:
 
     A byte-order mark and CRLF line ends are read as if absent; a bad byte is an
     :class:`~schemas.tables.EncodingError` naming the file, line, byte and reason.
+    A sentence is text: a NUL, or any other control character but tab (an
+    escape sequence, a lone carriage return), is a
+    :class:`~schemas.tables.ControlCharacterError` naming the file and line,
+    never written into a variant.
     """
     files, lines = [], []
     for p in paths:
         path = require_path(p, what="parallel file", kind="file")
         chunk = split_lines(read_text_utf8(path))
+        for n, line in enumerate(chunk, start=1):
+            check_chars(line, "a sentence", text=True, file=path, record=f"line {n}")
         files.append(ParallelFile(path=path, offset=len(lines), n_lines=len(chunk), sha256=sha256_file(path)))
         lines.extend(chunk)
     return ParallelText(files=tuple(files), lines=tuple(lines))

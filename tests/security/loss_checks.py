@@ -157,3 +157,16 @@ def chi2_not_computed(result, work: Path, subs: dict) -> None:
     assert deva["chi2_skipped"] == "split 'test' has no rows", deva
     assert "chi-square not computed: split 'test' has no rows" in deva["detail"]
     assert latn["statistic"] is not None and "chi2_skipped" not in latn
+
+
+def translation_json_nul(work: Path, subs: dict) -> None:
+    """tests/data/variants/mc/fra_Latn.tsv as JSONL, line 2 (q2)'s passage holding the JSON escape ``\\u0000``
+    (no NUL byte in the file: the NUL is in the decoded value)."""
+    import csv
+
+    with open(DATA / "variants" / "mc" / "fra_Latn.tsv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    assert rows[1]["question_id"] == "q2"
+    rows[1]["passage"] = rows[1]["passage"].replace("Tom a", "Tom\x00 a", 1)
+    (work / "fra_Latn.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                         encoding="utf-8")

@@ -206,8 +206,8 @@ def test_a_nul_byte_in_an_annotator_name_is_no_fifth_annotator(tmp_path, on_erro
 
 
 @pytest.mark.parametrize("field, value, what", [
-    ("annotator", "ann\x1b[2J2", "the annotator name"), ("annotator", "ann\u00002", "the annotator name"),
-    ("label", "sports\x07", "the label"), ("label", "sports\t", None), ("text", "a\x00b", "the text"),
+    ("annotator", "ann\x1b[2J2", "the annotator name"), ("annotator", "ann\u00012", "the annotator name"),
+    ("label", "sports\x07", "the label"), ("label", "sports\t", None), ("text", "a\x1bb", "the text"),
     ("item_id", "611\x1b", "the item id"),
 ])
 def test_a_control_character_from_a_json_escape_is_refused_or_counted(tmp_path, field, value, what):
@@ -229,6 +229,49 @@ def test_a_control_character_from_a_json_escape_is_refused_or_counted(tmp_path, 
     assert ann.skipped == {CONTROL_CHARACTER: 1}
     assert len(ann.annotators) == 4 and not any(control_character(a) for a in ann.annotators)
     assert ann.skipped_ids[CONTROL_CHARACTER] == (["line 3"] if field == "item_id" else [row["item_id"]])
+
+
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+def test_a_json_nul_escape_is_a_nul(tmp_path, on_error):
+    lines = JSONL.splitlines()
+    row = json.loads(lines[2])
+    row["annotator"] = "ann\x002"
+    lines[2] = json.dumps(row)
+    assert "\\u0000" in lines[2]
+    with pytest.raises(ControlCharacterError, match=r"a.jsonl, line 3: a NUL character \(the JSON escape \\u0000\)"):
+        _ann(tmp_path, "a.jsonl", "\n".join(lines) + "\n", on_error=on_error)
+
+
+@pytest.mark.parametrize("text, bad", [
+    (r'{"a": "x\u0000"}', True), (r'{"a": "x\\u0000"}', False), (r'{"a": "x\\\u0000"}', True),
+    (r'{"a": "\\\\u0000"}', False), ('{"a": "x"}\n{"b": "\\u0000y"}', True),
+])
+def test_only_an_escape_that_is_one_is_refused(text, bad):
+    if not bad:
+        assert json.loads(decode_utf8(text.encode(), "a.jsonl"))["a"].endswith("u0000")
+        return
+    with pytest.raises(ControlCharacterError, match=r"a.jsonl, line \d: a NUL character \(the JSON escape"):
+        decode_utf8(text.encode(), "a.jsonl")
+    assert decode_utf8(text.encode(), "a.csv") == text  # not JSON: the six characters are text
+
+
+def test_a_nul_escape_in_jsonl_translations_is_not_written_into_the_variant(tmp_path):
+    import csv
+
+    from click.testing import CliRunner
+
+    from builder.cli.main import cli
+
+    with open(DATA / "variants" / "mc" / "fra_Latn.tsv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    rows[1]["passage"] = "Tom\x00 a un chat."
+    path = tmp_path / "fra_Latn.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    res = CliRunner().invoke(cli, ["-q", "extend", "--source", str(DATA / "variants" / "mc" / "source"),
+                                   "--translations", str(path), "--variant", "fra_Latn", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith(f"error: {path}, line 2: a NUL character (the JSON escape \\u0000)")
+    assert not (tmp_path / "o").exists()
 
 
 def test_text_with_tabs_and_newlines_is_kept(tmp_path):
@@ -364,3 +407,19 @@ def test_every_corpus_reader_refuses_or_counts_a_nul(tmp_path, case):
     else:  # a file that is one record is that record, counted
         assert [(r.record, r.reason) for r in recs if isinstance(r, BadRecord)] == [(record, reason)]
         assert not any("\x00" in (r.passage + r.question) for r in recs if not isinstance(r, BadRecord))
+
+
+# --- parallel text (builder extend --parallel) -------------------------------------------------------------
+
+@pytest.mark.parametrize("line, found", [("a\x1b[2Jb", "U+001B"), ("lone\rcr", "U+000D"), ("bell\x07", "U+0007")])
+def test_a_parallel_sentence_holds_no_control_character_but_tab(tmp_path, line, found):
+    from builder.variants.parallel import read_parallel
+
+    path = tmp_path / "x.dev"
+    path.write_bytes(f"one\ntwo\t(tab is text)\n{line}\n".encode("utf-8"))
+    with pytest.raises(ControlCharacterError) as err:
+        read_parallel([path])
+    assert _one_line(err.value).startswith(f"{path}, line 3: a sentence allows no control character but tab and "
+                                           f"newline, found a control character ({found})")
+    path.write_bytes(b"one\r\ntwo\t(tab is text)\r\n")  # CRLF line ends are no lone CR
+    assert read_parallel([path]).lines == ("one", "two\t(tab is text)")
