@@ -22,6 +22,9 @@ of the wrong type, a metric that is not a finite number (text such as
 file and the key path (``results.sib_hau_Latn.acc,none``), never left out; a
 file with ``results`` or ``configs`` and no ``records`` is read as one.
 
+A model, language, task, dataset or metric name holding a control character
+(an escape sequence, a tab, a JSON ``\\u001b``) is refused naming the row.
+
 Rows whose language is an aggregate (``avg``, ``average``, ``mean``, ``all``,
 ``overall``, ``total``, ...) are refused with one line naming the file and row,
 unless ``drop_aggregates=True``, which drops and counts them.
@@ -38,7 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from schemas.io import read_text_utf8, require_path
-from schemas.tables import parse_table, split_lines
+from schemas.tables import control_character, parse_table, split_lines
 from schemas.errors import SchemaError, SourceError
 
 #: Columns of the record table returned by :func:`read_records`.
@@ -327,14 +330,23 @@ def _text(value, p, where, field_name) -> str:
     if value is None or isinstance(value, (dict, list, bool)) or not str(value).strip():
         raise SchemaError(f"expected a non-empty name, found {value!r}", file=p, record=where,
                           field=field_name)
-    return str(value).strip()
+    return _plain_name(str(value).strip(), p, where, field_name)
+
+
+def _plain_name(name: str, p, where, field_name) -> str:
+    """A model, language, task, dataset or metric name holds no control character (it names rows and files)."""
+    problem = control_character(name)
+    if problem is not None:
+        raise SchemaError(f"a name allows no control character, found {problem}", file=p, record=where,
+                          field=field_name)
+    return name
 
 
 def _optional(value, p, where, field_name) -> str:
     if isinstance(value, (dict, list, bool)):
         raise SchemaError(f"expected a name or nothing, found {_kind(value)}", file=p, record=where,
                           field=field_name)
-    return "" if value is None else str(value).strip()
+    return "" if value is None else _plain_name(str(value).strip(), p, where, field_name)
 
 
 def _score(value, p, where) -> float:

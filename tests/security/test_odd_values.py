@@ -423,3 +423,22 @@ def test_a_parallel_sentence_holds_no_control_character_but_tab(tmp_path, line, 
                                            f"newline, found a control character ({found})")
     path.write_bytes(b"one\r\ntwo\t(tab is text)\r\n")  # CRLF line ends are no lone CR
     assert read_parallel([path]).lines == ("one", "two\t(tab is text)")
+
+
+@pytest.mark.parametrize("field", ["model", "language", "task"])
+def test_a_disparity_name_holds_no_control_character(tmp_path, field):
+    row = {"model": "m", "language": "en", "task": "t", "score": 1}
+    row[field] = "x\x1b[2Jy"
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(SchemaError) as err:
+        read_records(path)
+    assert _one_line(err.value) == (f"{path}, line 1, field {field}: a name allows no control character, found a "
+                                    f"control character (U+001B) at character 2")
+
+
+def test_an_lm_eval_model_name_with_a_control_character_is_refused(tmp_path):
+    path = _results(tmp_path, lambda d: d["config"].__setitem__("model_args", "pretrained=evil\x1b[2J"))
+    with pytest.raises(SchemaError, match=r"results_x.json, results.afrobench_sib_prompt_1_eng_Latn.acc,none, field "
+                                          r"model: a name allows no control character"):
+        read_records(path)
