@@ -72,7 +72,7 @@ def _topic_task(task: dict, cfg: RunConfig) -> dict:
     preds, params = topic_baselines.fit_predict(
         task["baseline"], task["train"]["text"], task["train"]["category"], task["dev"]["text"],
         task["dev"]["category"], task["test"]["text"], seed=cfg.seed, unit=cfg.ngram_unit,
-        mlp_max_iter=cfg.mlp_max_iter)
+        mlp_max_iter=cfg.mlp_max_iter, where=f"variant {task['train_variant']}, split train")
     gold = np.asarray(task["test"]["category"], dtype=object)
     correct = int(np.sum(preds == gold))
     return score_row(task["variant"], task["baseline"], cfg.split, correct, len(gold), seed=cfg.seed,

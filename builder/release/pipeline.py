@@ -21,10 +21,11 @@ from typing import Callable
 from schemas.errors import UsageError
 from schemas.runtime.provenance import tool_info
 from schemas.io import sha256_store, write_json_atomic, write_text_atomic
-from schemas.runtime.outputs import MARKER, check_replaceable, fault_point, refuse_inputs_inside
+from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, fault_point, lock_beside,
+                                     output_lock, refuse_inputs_inside)
 
 from .plan import Plan
-from .stages import Recorder
+from .stages import STAGE_JSON, Recorder
 
 
 class StageStopped(Exception):
@@ -195,18 +196,38 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
     # stops before the release folder is made or marked, as a bad recipe does
     forced_from = first_forced(plan, from_stage)
     refuse_inputs_inside(plan.root, external_inputs(plan))
-    prepare_root(plan.root)
-    recorder = Recorder(plan.root, plan.recipe.file.parent if plan.recipe.file else Path.cwd(), tool_info())
-    result = RunResult()
-    with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
-        _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)
-    summary = write_summary(plan, gate_failing_allowed=allow_failing_gate and result.gate_passed is False,
-                            stopped_at_gate=result.stopped_at_gate)
-    result.summary = summary
-    order = {st.name: i for i, st in enumerate(plan.stages)}
-    result.stages.sort(key=lambda row: order[row[0]])
-    write_json_atomic(plan.root / "run.json", {
-        "stages": [{"name": n, "status": s, "seconds": t} for n, s, t in result.stages],
-        "stopped_at_gate": result.stopped_at_gate,
-        "note": "this run only; every other file of the release is the same whichever run made it"})
+    check_writable(plan.root)
+    plan.root.parent.mkdir(parents=True, exist_ok=True)
+    with output_lock(lock_beside(plan.root), plan.root, "release"):  # one run at a time writes the release
+        prepare_root(plan.root)
+        recover_release(plan)
+        recorder = Recorder(plan.root, plan.recipe.file.parent if plan.recipe.file else Path.cwd(), tool_info())
+        result = RunResult()
+        with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
+            _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)
+        summary = write_summary(plan, gate_failing_allowed=allow_failing_gate and result.gate_passed is False,
+                                stopped_at_gate=result.stopped_at_gate)
+        result.summary = summary
+        order = {st.name: i for i, st in enumerate(plan.stages)}
+        result.stages.sort(key=lambda row: order[row[0]])
+        write_json_atomic(plan.root / "run.json", {
+            "stages": [{"name": n, "status": s, "seconds": t} for n, s, t in result.stages],
+            "stopped_at_gate": result.stopped_at_gate,
+            "note": "this run only; every other file of the release is the same whichever run made it"})
     return result
+
+
+def recover_release(plan: Plan) -> None:
+    """Clean up after a killed run of this release, whichever stages this run will skip: the temporary
+    names of every stage's output and record, of the export and of the release's own files (each cleanup
+    is one ``recovered:`` line, :func:`schemas.runtime.recovery.recover`)."""
+    from schemas.runtime.recovery import recover
+
+    for st in plan.stages:
+        if st.output.parent.is_dir():
+            recover(st.output.parent, st.output.name)
+        record = plan.root / "stages" / st.name
+        if record.is_dir():
+            recover(record, STAGE_JSON)
+    for name in ("release.json", "report.html", "run.json"):
+        recover(plan.root, name)

@@ -17,7 +17,7 @@ from schemas.runtime.provenance import recorded_path
 from schemas.dataset import load_dataset_dir
 from schemas.io import read_text_utf8, require_path, sha256_file, staging_dir
 from schemas.io import write_jsonl_atomic
-from schemas.tables import jsonl_lines, parse_table
+from schemas.tables import check_chars, jsonl_lines, parse_table
 from schemas.errors import AlignmentError, ScriptError, SchemaError
 from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.records import ANSWER_FIELDS, MC_COLUMNS
@@ -50,6 +50,9 @@ def read_translations(path: str | Path) -> list[tuple[int, dict]]:
         if missing:
             raise SchemaError(f"missing column(s) {', '.join(missing)}; expected question_id, passage, question, "
                               "answer1-answer4", file=path, record=f"line {n}")
+        check_chars(str(row["question_id"]), "a question id", file=path, record=f"line {n}", field="question_id")
+        for column in TEXT_FIELDS:  # an escape sequence in a translation never reaches the variant
+            check_chars(str(row[column]), "a translation", text=True, file=path, record=f"line {n}", field=column)
     return rows
 
 

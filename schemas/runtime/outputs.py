@@ -191,6 +191,76 @@ def check_replaceable(target: str | os.PathLike, marker=None, what: str = "") ->
                      "folder is replaced as a whole, so choose a new or empty folder", file=target)
 
 
+# -- locks ---------------------------------------------------------------------------------------------------
+
+class OutputBusy(OutputError):
+    """Another run is writing the same output now (exit code 2, naming that run)."""
+
+
+def _lock_holder(path: Path) -> str:
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+        return f"pid {int(info['pid'])}, builder {info.get('command') or '?'}, since {info.get('since', '?')}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "a run that is starting"
+
+
+@contextlib.contextmanager
+def output_lock(lock: str | os.PathLike, target: str | os.PathLike, what: str = "") -> Iterator[None]:
+    """Hold the lock file ``lock`` for the block, or raise :class:`OutputBusy` naming the run that holds it.
+
+    The lock is an ``flock`` on the file (the kernel releases it when its
+    process ends, so a killed run never leaves a stale lock); the file holds
+    the holder's pid, command and start time, for the message of the run that
+    finds it held, and is removed when the block ends. The same process may
+    take a lock it holds again (a release stage writing inside the release).
+    """
+    import fcntl
+    import time
+
+    lock = Path(lock)
+    key = os.path.abspath(lock)
+    if key in _HELD:
+        yield
+        return
+    while True:
+        with _as_output_error(Path(target)):
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputBusy(f"another run is writing it ({_lock_holder(lock)}); wait for it to finish or "
+                             "choose another output folder", file=target) from None
+        try:  # the file may have been removed (and another made) between the open and the lock
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    _HELD.add(key)
+    try:
+        info = {"pid": os.getpid(), "command": what, "since": time.strftime("%Y-%m-%d %H:%M:%S")}
+        os.ftruncate(fd, 0)
+        os.write(fd, (json.dumps(info, sort_keys=True) + "\n").encode())
+        yield
+    finally:
+        _HELD.discard(key)
+        with contextlib.suppress(OSError):
+            os.unlink(lock)  # while still held: a run that opened it before now finds another inode
+        os.close(fd)
+
+
+_HELD: set[str] = set()
+
+
+def lock_beside(target: str | os.PathLike) -> Path:
+    """The lock file of an output that is replaced as a whole: ``.NAME.lock`` beside it."""
+    target = Path(target)
+    return target.parent / f".{target.name}.lock"
+
+
 # -- files ---------------------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -269,19 +339,21 @@ def staging_dir(target: str | os.PathLike, *, marker=None, what: str = "", mark:
         check_writable(target)
     with _as_output_error(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = target.parent / _temp_name(target.name, "staging")
-        os.mkdir(staging)  # the umask's modes, as a plain mkdir would give
-    try:
-        with _as_output_error(target, within=staging):
-            yield staging
-            if what and mark:
-                (staging / MARKER).write_text(json.dumps({"command": what}, sort_keys=True) + "\n",
-                                              encoding="utf-8")
-        fault_point("staging-written")
-        replace_dir_atomic(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with output_lock(lock_beside(target), target, what):  # one run at a time writes ``target``
+        with _as_output_error(target):
+            staging = target.parent / _temp_name(target.name, "staging")
+            os.mkdir(staging)  # the umask's modes, as a plain mkdir would give
+        try:
+            with _as_output_error(target, within=staging):
+                yield staging
+                if what and mark:
+                    (staging / MARKER).write_text(json.dumps({"command": what}, sort_keys=True) + "\n",
+                                                  encoding="utf-8")
+            fault_point("staging-written")
+            replace_dir_atomic(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
 
 
 def refuse_inputs_inside(out: str | os.PathLike, inputs, *, option: str = "--out") -> None:

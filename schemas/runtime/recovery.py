@@ -64,6 +64,31 @@ def _remove(path: Path) -> None:
             path.unlink()
 
 
+def _remove_stale_lock(lock: Path) -> bool:
+    """Remove the lock file of a killed run (:func:`schemas.runtime.outputs.output_lock`): one that no
+    process holds. It is removed while this process holds it, as its holder would have."""
+    import fcntl
+
+    try:
+        fd = os.open(lock, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # held: a live run's
+        try:
+            if os.stat(lock).st_ino != os.fstat(fd).st_ino:
+                return False
+            os.unlink(lock)
+        except OSError:
+            return False
+        return True
+    finally:
+        os.close(fd)
+
+
 def recover(folder: str | os.PathLike, name: str) -> list[str]:
     """Clean up after runs that were killed while writing ``folder/name``; return what was done.
 
@@ -90,6 +115,8 @@ def recover(folder: str | os.PathLike, name: str) -> list[str]:
         else:
             _remove(path)
             removed.append(path.name)
+    if _remove_stale_lock(folder / f".{name}.lock"):
+        removed.append(f".{name}.lock")
     if removed:
         done.append(f"removed what killed runs left in {folder}: {', '.join(removed)}")
     if done:
