@@ -211,7 +211,8 @@ def qc_section(rep: dict | None, *, failing_allowed: bool = False) -> str | None
         row[st] = row.get(st, 0) + 1
         if st in ("FAIL", "WARN"):
             why = " ".join(str(c.get("reason") or c.get("detail") or "").split())
-            failed.append(f"- {st} {code(name)} on {code(c.get('variant', '?'))}" + (f": {md_inline(why)}" if why else ""))
+            failed.append(f"- {st} {code(name)} on {code(c.get('variant', '?'))}"
+                          + (f": {md_inline(why)}" if why else ""))
     if table:
         out += ["| check | pass | FAIL | WARN | skip |", "| --- | ---: | ---: | ---: | ---: |"]
         out += [f"| {md_inline(n)} | {r['pass']} | {r['FAIL']} | {r['WARN']} | {r['skip']} |"
@@ -268,7 +269,8 @@ def intended_use_section(ctx) -> str:
                    "or few-shot examples); evaluate on a separate test set.")
     if not o.commercial_use:
         nc = sorted({s.license for s in o.sources if not _commercial(s.license)})
-        out.append(f"- **Not for commercial use.** Records under {', '.join(map(md_inline, nc))} forbid it; this applies to "
+        out.append(f"- **Not for commercial use.** Records under {', '.join(map(md_inline, nc))} forbid it; "
+                   "this applies to "
                    "every split that contains them (see the table above).")
     else:
         out.append("- Commercial use is permitted under the terms above.")

@@ -125,8 +125,8 @@ def failing_table(failures: list[CheckResult], limit: int | None = None) -> list
              "| detail |", "|---|---|---|---|---|---|---|---|---|"]
     shown = failures if limit is None else failures[:limit]
     for r in shown:
-        cells = (_cell(r.variant), _code(r.check), _cell(r.reason or "—"), fmt(r.p_value), fmt(r.p_adjusted), effect_cell(r),
-                 fmt(r.threshold), _cell(r.extra.get("vs_pivot") or "—"), _cell(r.detail or "—"))
+        cells = (_cell(r.variant), _code(r.check), _cell(r.reason or "—"), fmt(r.p_value), fmt(r.p_adjusted),
+                 effect_cell(r), fmt(r.threshold), _cell(r.extra.get("vs_pivot") or "—"), _cell(r.detail or "—"))
         lines.append("| " + " | ".join(cells) + " |")
     if len(shown) < len(failures):
         lines += ["", f"... and {len(failures) - len(shown)} more failing check(s): see qc_report.md."]

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from doc_checks import HEADING, IMG, LINK, SCRIPT, SVG, check_markdown, check_plain_line, check_report_html  # noqa: E402
+from doc_checks import HEADING, IMG, LINK, SCRIPT, SVG, check_markdown, check_report_html  # noqa: E402
 
 from annotation.report import render_markdown as agreement_markdown  # noqa: E402
 from builder.evaluation.report import baseline_markdown, llm_markdown  # noqa: E402
