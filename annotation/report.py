@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemas.escape import md_inline
+from schemas.escape import md_code, md_inline
 from schemas.io import atomic_path, write_json_atomic, write_text_atomic
 
 MEASURES = (
@@ -26,12 +26,6 @@ def _f(x, digits: int = 3) -> str:
 
 def _ci(v) -> str:
     return "n/a" if v is None else f"[{_f(v[0])}, {_f(v[1])}]"
-
-
-def _code(value) -> str:
-    """A code span where :func:`md_inline` leaves ``value`` as it is, else the escaped text."""
-    text = md_inline(value)
-    return f"`{text}`" if text and text == str(value) else text
 
 
 def render_markdown(rep: dict) -> str:
@@ -55,7 +49,7 @@ def render_markdown(rep: dict) -> str:
     lines = [
         "# Annotation agreement",
         "",
-        f"Source {_code(rep['source'])}: {rep['n_items']} items, {rep['n_annotators']} annotators, "
+        f"Source {md_code(rep['source'])}: {rep['n_items']} items, {rep['n_annotators']} annotators, "
         f"{rep['n_ratings']} ratings ({rpi['min']}-{rpi['max']} per item, mean {rpi['mean']:.2f}), "
         f"{len(rep['labels'])} labels.",
         "",

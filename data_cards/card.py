@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from string import Template
 
-from schemas.escape import md_block, md_inline
+from schemas.escape import md_block, md_code, md_inline
 from schemas.license_registry import get_license
 from schemas.license_terms import Terms
 from schemas.licensing import LicenseOverride
@@ -22,7 +22,7 @@ from .frontmatter import dump_front_matter, size_category
 import re
 
 from .languages import bcp47, describe, hub_language, iso639_3
-from .sections import (agreement_section, baselines_section, code, filters_section, intended_use_section,
+from .sections import (agreement_section, baselines_section, filters_section, intended_use_section,
                        qc_section, romanization_section)
 
 TASKS = {
@@ -157,7 +157,7 @@ def _languages(ctx: CardContext) -> str:
     for v in ctx.variants:
         lang, script = describe(v)
         lang_code, scr = (v.split("_", 1) if iso639_3(v) else ("", ""))
-        rows.append(f"| {code(v)} | {md_inline(lang)} | {md_inline(script)} | {md_inline(lang_code)} | "
+        rows.append(f"| {md_code(v)} | {md_inline(lang)} | {md_inline(script)} | {md_inline(lang_code)} | "
                     f"{md_inline(scr)} | {md_inline(bcp47(v) or '')} |")
     return "\n".join(rows)
 
@@ -177,11 +177,11 @@ def _structure(ctx: CardContext) -> str:
             n = ctx.sizes[v].get(s)
             cells.append("" if n is None else f"{n:,}")
             totals[s] += n or 0
-        rows.append(f"| {code(v)} | " + " | ".join(cells) + f" | {sum(ctx.sizes[v].values()):,} |")
+        rows.append(f"| {md_code(v)} | " + " | ".join(cells) + f" | {sum(ctx.sizes[v].values()):,} |")
     if len(ctx.variants) > 1:
         rows.append("| **all** | " + " | ".join(f"{totals[s]:,}" for s in splits)
                     + f" | {ctx.total_rows:,} |")
-    cols = ", ".join(f"{code(name)} ({md_inline(typ)})" for name, typ in ctx.columns)
+    cols = ", ".join(f"{md_code(name)} ({md_inline(typ)})" for name, typ in ctx.columns)
     return (f"Files: `<config>/<split>.parquet`. Columns: {cols}.\n\nRows per split:\n\n" + "\n".join(rows))
 
 
@@ -189,8 +189,8 @@ def _members(names: list[str], total: int) -> str:
     if len(names) == total and total > 1:
         return f"all {total} splits"
     if len(names) <= 8:
-        return ", ".join(map(code, names))
-    return ", ".join(map(code, names[:6])) + f" and {len(names) - 6} more"
+        return ", ".join(map(md_code, names))
+    return ", ".join(map(md_code, names[:6])) + f" and {len(names) - 6} more"
 
 
 def _licenses(ctx: CardContext) -> str:
@@ -217,7 +217,7 @@ def _licenses(ctx: CardContext) -> str:
     for s in o.sources:
         lic = get_license(s.license)
         link = f"[{md_inline(lic.name)}]({lic.url})" if lic.url else md_inline(lic.name)
-        out.append(f"| {md_inline(s.name)} | {link} ({code(s.license)}) | {s.records:,} |")
+        out.append(f"| {md_inline(s.name)} | {link} ({md_code(s.license)}) | {s.records:,} |")
     conflicts = o.conflicts
     if conflicts or ctx.override:
         out += ["", "### License override" if ctx.override else "### Unresolved license conflicts", ""]
@@ -252,7 +252,7 @@ def _citation(ctx: CardContext) -> str:
     if ctx.kind == "topic" and any(r == cite("sib200") for r in refs):
         refs.append(cite("flores200"))
     refs = list(dict.fromkeys(refs))
-    text = f"If you use {code(ctx.name)}, cite the sources it was built from:\n\n"
+    text = f"If you use {md_code(ctx.name)}, cite the sources it was built from:\n\n"
     if not refs:
         return text + "- (no reference is known for these sources; see `ATTRIBUTION.md`)"
     return text + "\n".join(f"- {md_inline(r)}" for r in refs)

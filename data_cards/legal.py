@@ -15,13 +15,12 @@ Markup, :func:`~schemas.escape.for_terminal`, so a value stays on its line
 """
 from __future__ import annotations
 
-from schemas.escape import for_terminal, md_inline
+from schemas.escape import for_terminal, md_code, md_inline
 from schemas.license_registry import get_license
 from schemas.license_terms import Terms
 from schemas.licensing import LicenseOverride
 
 from .citations import cite
-from .sections import code
 
 CHANGES = ("converted to the toolkit's record layout, filtered as described in README.md "
            "(\"Filters applied\") where filters ran, and written to Parquet")
@@ -73,7 +72,7 @@ def render_attribution(name: str, overall: Terms, references: dict[str, str] | N
     >>> "## sib200" in render_attribution("demo", combine([("sib200", "CC-BY-SA-4.0", 3)]))
     True
     """
-    lines = ["# Attribution", "", f"{code(name)} contains material from the sources below. Their licenses ask for "
+    lines = ["# Attribution", "", f"{md_code(name)} contains material from the sources below. Their licenses ask for "
              "this credit; keep this file with any copy or derivative of the data.", ""]
     by_source: dict[str, list] = {}
     for s in overall.sources:
@@ -83,7 +82,7 @@ def render_attribution(name: str, overall: Terms, references: dict[str, str] | N
         for s in shares:
             lic = get_license(s.license)
             link = f"[{md_inline(lic.name)}]({lic.url})" if lic.url else md_inline(lic.name)
-            lines.append(f"- License: {link} ({code(lic.id)}); {s.records:,} records.")
+            lines.append(f"- License: {link} ({md_code(lic.id)}); {s.records:,} records.")
             if lic.id == "MSR-LA":
                 lines.append("- **Modified files**: these records are modified versions of the original data "
                              f"({CHANGES}); they are redistributed under the same MSR-LA terms.")

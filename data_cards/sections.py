@@ -18,15 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from schemas.escape import md_inline
-
-
-def code(value) -> str:
-    """``value`` as a code span where :func:`~schemas.escape.md_inline` would leave it as it is
-    (``hin_Deva``), else as escaped text: inside a code span a backslash is no escape, so a value with a
-    backtick, ``|``, ``<`` or a line break is written without one."""
-    text = md_inline(value)
-    return f"`{text}`" if text and text == str(value) else text
+from schemas.escape import md_code, md_inline
 
 
 def _flatten(obj: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
@@ -157,7 +149,7 @@ def romanization_section(infos: dict[str, dict] | None) -> str | None:
             continue
         origin = next((info[k] for k in ("source_variant", "from", "parent", "source_language") if info.get(k)),
                       "")
-        rows.append(f"| {code(variant)} | {code(origin) if origin else ''} | {md_inline(info.get('tool', ''))} | "
+        rows.append(f"| {md_code(variant)} | {md_code(origin) if origin else ''} | {md_inline(info.get('tool', ''))} | "
                     f"{md_inline(info.get('version', ''))} | {md_inline(info.get('scheme', ''))} |")
     return "\n".join(rows) if len(rows) > 2 else None
 
@@ -211,7 +203,7 @@ def qc_section(rep: dict | None, *, failing_allowed: bool = False) -> str | None
         row[st] = row.get(st, 0) + 1
         if st in ("FAIL", "WARN"):
             why = " ".join(str(c.get("reason") or c.get("detail") or "").split())
-            failed.append(f"- {st} {code(name)} on {code(c.get('variant', '?'))}"
+            failed.append(f"- {st} {md_code(name)} on {md_code(c.get('variant', '?'))}"
                           + (f": {md_inline(why)}" if why else ""))
     if table:
         out += ["| check | pass | FAIL | WARN | skip |", "| --- | ---: | ---: | ---: | ---: |"]
@@ -248,7 +240,7 @@ def baselines_section(results: dict | None) -> str | None:
            "intervals.", "",
            "| variant | " + " | ".join(md_inline(n) for n in names) + " |",
            "| --- | " + " | ".join("---:" for _ in names) + " |"]
-    out += [f"| {code(v)} | " + " | ".join(cells[v].get(n, "") for n in names) + " |"
+    out += [f"| {md_code(v)} | " + " | ".join(cells[v].get(n, "") for n in names) + " |"
             for v in sorted(cells)]
     return "\n".join(out)
 

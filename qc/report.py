@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemas.escape import md_inline
+from schemas.escape import md_code, md_inline
 from schemas.io import dumps_json, replace_files_together
 
 from .gate import QCReport
@@ -65,13 +65,6 @@ def _cell(text) -> str:
     return md_inline(text)
 
 
-def _code(value) -> str:
-    """A code span where :func:`md_inline` leaves ``value`` as it is, else the escaped text (a backslash is
-    no escape inside a code span)."""
-    text = md_inline(value)
-    return f"`{text}`" if text and text == str(value) else text
-
-
 def effect_cell(r: CheckResult) -> str:
     """The effect with its interval (``0.526 [0.314, 0.738]``), or the measured value."""
     if r.fails_as is not None and r.effect_ci is not None:
@@ -84,7 +77,7 @@ def family_cell(r: CheckResult) -> str:
 
 
 def _row(r: CheckResult) -> str:
-    cells = [status(r), _code(r.check), fmt(r.statistic), fmt(r.p_value), fmt(r.p_adjusted),
+    cells = [status(r), md_code(r.check), fmt(r.statistic), fmt(r.p_value), fmt(r.p_adjusted),
              _cell(family_cell(r)), effect_cell(r), fmt(r.threshold), _cell(r.extra.get("vs_pivot") or "—"),
              r.paper or "—", _cell(r.detail or "—")]
     return "| " + " | ".join(cells) + " |"
@@ -107,7 +100,7 @@ def decision_lines(report: QCReport) -> list[str]:
     d = report.decision
     if not d:
         return []
-    families = "; ".join(f"{_code(name)}{_of_pivot(name, d)}: {f['size']} test(s) at {fmt(f['alpha'])}"
+    families = "; ".join(f"{md_code(name)}{_of_pivot(name, d)}: {f['size']} test(s) at {fmt(f['alpha'])}"
                          for name, f in d["families"].items()) or "no hypothesis tests ran"
     return [f"Decision: a statistical check fails when its p-value, adjusted with {d['method_name']} over every "
             f"gated test of every variant, is below {fmt(d['alpha'])} **and** its effect exceeds its floor; "
@@ -117,7 +110,7 @@ def decision_lines(report: QCReport) -> list[str]:
 
 
 def _of_pivot(family: str, decision: dict) -> str:
-    return f" ({_code(decision['pivot'])})" if family == "pivot" else ""
+    return f" ({md_code(decision['pivot'])})" if family == "pivot" else ""
 
 
 def failing_table(failures: list[CheckResult], limit: int | None = None) -> list[str]:
@@ -125,7 +118,7 @@ def failing_table(failures: list[CheckResult], limit: int | None = None) -> list
              "| detail |", "|---|---|---|---|---|---|---|---|---|"]
     shown = failures if limit is None else failures[:limit]
     for r in shown:
-        cells = (_cell(r.variant), _code(r.check), _cell(r.reason or "—"), fmt(r.p_value), fmt(r.p_adjusted),
+        cells = (_cell(r.variant), md_code(r.check), _cell(r.reason or "—"), fmt(r.p_value), fmt(r.p_adjusted),
                  effect_cell(r), fmt(r.threshold), _cell(r.extra.get("vs_pivot") or "—"), _cell(r.detail or "—"))
         lines.append("| " + " | ".join(cells) + " |")
     if len(shown) < len(failures):
@@ -140,7 +133,7 @@ def pivot_lines(report: QCReport) -> list[str]:
         return []
     pivot = report.config["pivot"]
     lines = ["## Compared with the pivot", "",
-             f"Every variant carries the pivot's ({_code(pivot)}) questions. Per statistical check: the pivot's effect "
+             f"Every variant carries the pivot's ({md_code(pivot)}) questions. Per statistical check: the pivot's effect "
              "and verdict, the other variants' median and largest effect, and the variants that fail it: "
              "*introduced* (the pivot passes, so the translation added the bias) or *inherited* (the pivot fails "
              "too: fix the source questions).", "",
@@ -150,7 +143,7 @@ def pivot_lines(report: QCReport) -> list[str]:
         verdict = "—" if row["pivot_passed"] is None else ("pass" if row["pivot_passed"] else "FAIL")
         largest = (f"{fmt_effect(row['largest_effect'])} ({_cell(row['largest_variant'])})"
                    if row["largest_variant"] else "—")
-        cells = (_code(row['check']), _cell(row["effect_name"] or "—"),
+        cells = (md_code(row['check']), _cell(row["effect_name"] or "—"),
                  f"{fmt_effect(row['pivot_effect'])} {verdict}", fmt_effect(row["median_effect"]), largest,
                  f"{len(row['failing'])} of {row['variants']}", _names(row["introduced"]), _names(row["inherited"]))
         lines.append("| " + " | ".join(cells) + " |")
@@ -166,10 +159,10 @@ def _names(variants: list[str], limit: int = 5) -> str:
 
 def _opening(report: QCReport, title: str) -> list[str]:
     lines = [title, "", verdict_line(report), ""]
-    lines.append(f"Input {_code(report.input_name)} ({_cell(report.kind)}, {len(report.variants)} variant(s)); "
+    lines.append(f"Input {md_code(report.input_name)} ({_cell(report.kind)}, {len(report.variants)} variant(s)); "
                  f"config version {_cell(report.config['version'])}, seed {_cell(report.config['seed'])}, "
-                 f"pivot {_code(report.config['pivot'])}"
-                 + (f"; contamination checked against {_code(report.against_name)}" if report.against_name else "")
+                 f"pivot {md_code(report.config['pivot'])}"
+                 + (f"; contamination checked against {md_code(report.against_name)}" if report.against_name else "")
                  + ".")
     lines.append("")
     lines += decision_lines(report)
@@ -210,7 +203,7 @@ def summary_markdown(report: QCReport, *, max_failures: int = 100) -> str:
     For a CI job's summary page (``$GITHUB_STEP_SUMMARY``), which shows at most 1 MiB per step:
     the per-variant tables stay in ``qc_report.md``.
     """
-    lines = _opening(report, f"## QC gate {_code(report.input_name)}: {'passed' if report.passed else 'FAILED'}")
+    lines = _opening(report, f"## QC gate {md_code(report.input_name)}: {'passed' if report.passed else 'FAILED'}")
     if report.failures:
         lines += ["### Failing checks", ""] + failing_table(report.failures, max_failures) + [""]
     lines += [ln.replace("## Compared", "### Compared", 1) for ln in pivot_lines(report)]

@@ -126,6 +126,18 @@ def md_inline(text) -> str:
         "\\" + m.group(2) if m.group(2) else m.group(3) + "\\" + m.group(4)), text)
 
 
+def md_code(value) -> str:
+    """``value`` as a Markdown code span where :func:`md_inline` would leave it as it is (``hin_Deva``),
+    else as :func:`md_inline`'s escaped text: inside a code span a backslash is no escape, so a value with
+    a backtick, ``|``, ``<`` or a line break cannot be one.
+
+    >>> print(md_code("hin_Deva"), md_code("a`b"))
+    `hin_Deva` a\\`b
+    """
+    text = md_inline(value)
+    return f"`{text}`" if text and text == str(value) else text
+
+
 def md_block(text) -> str:
     """Multi-line ``text`` (a citation, a notice) as literal Markdown: each line escaped as :func:`md_inline`."""
     return "\n".join(md_inline(line) for line in str(text).splitlines())

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from schemas.escape import md_inline
 from schemas.io import check_replaceable, dumps_json, staging_dir, write_bytes_atomic, write_text_atomic
 
 from .disparity import DisparityResult
@@ -79,7 +80,7 @@ def render_markdown(result: DisparityResult, source: str, dropped: Counter) -> s
     """
     s = summary_dict(result, source, dropped)
     fit, c = result.fit, s["counts"]
-    out = [f"# Language disparity: {s['source']}", ""]
+    out = [f"# Language disparity: {md_inline(s['source'])}", ""]
     drop = "none" if not dropped else ", ".join(f"{k} x{v}" for k, v in sorted(dropped.items()))
     out += [f"- Records: {c['records']} ({c['models']} models, {c['languages']} languages, "
             f"{c['tasks']} tasks); scores from {_num(s['score_range'][0], 2)} to {_num(s['score_range'][1], 2)}.",
@@ -98,13 +99,13 @@ def render_markdown(result: DisparityResult, source: str, dropped: Counter) -> s
     models = result.models.sort_values(["mean_prr", "model"], ascending=[False, True], kind="stable")
     out += ["## Models (by Mean-PRR)", "", "![Mean-PRR against CV-PRR](prr.png)", ""]
     out += _table(["Model", "Records", "Mean-PRR", "Std-PRR", "CV-PRR"],
-                  [[m.model, str(m.n_records), _num(m.mean_prr, 3), _num(m.std_prr, 3), _num(m.cv_prr, 3)]
+                  [[md_inline(m.model), str(m.n_records), _num(m.mean_prr, 3), _num(m.std_prr, 3), _num(m.cv_prr, 3)]
                    for m in models.itertuples(index=False)], "lrrrr")
     langs = result.languages
     out += ["", "## Languages (by language potential)", ""]
     out += _table(["Rank (potential)", "Language", "Potential", "Rank (mean score)", "Mean score",
                    "Records", "Tasks"],
-                  [[str(r.rank_potential), r.language, _num(r.potential, 2), str(r.rank_mean_score),
+                  [[str(r.rank_potential), md_inline(r.language), _num(r.potential, 2), str(r.rank_mean_score),
                     _num(r.mean_score, 2), str(r.n_records), str(r.n_tasks)]
                    for r in langs.itertuples(index=False)], "rlrrrrr")
     shift = (langs["rank_mean_score"] - langs["rank_potential"])
@@ -113,10 +114,10 @@ def render_markdown(result: DisparityResult, source: str, dropped: Counter) -> s
     top = top[top["size"] > 0].head(5)
     if len(top):
         out += ["", "## Languages the mean score ranks most differently", ""]
-        out += [f"- {r.language}: rank {r.rank_potential} by potential, {r.rank_mean_score} by mean score"
+        out += [f"- {md_inline(r.language)}: rank {r.rank_potential} by potential, {r.rank_mean_score} by mean score"
                 for r in top.itertuples(index=False)]
     if fit.warnings:
-        out += ["", "## Fit warnings", ""] + [f"- {w}" for w in fit.warnings]
+        out += ["", "## Fit warnings", ""] + [f"- {md_inline(w)}" for w in fit.warnings]
     return "\n".join(out) + "\n"
 
 

@@ -17,10 +17,10 @@ True
 from __future__ import annotations
 
 import math
-from html import escape
 from typing import Sequence
 
 from builder.evaluation.plots import order_by_script
+from schemas.escape import for_html as escape
 
 _ROW = 20  # px per bar row
 _LABEL, _BAR = 230, 400  # px of the label column and of the bar area (drops)

@@ -29,7 +29,7 @@ from builder.release.report import render_report  # noqa: E402
 from data_cards.card import CardContext, SplitTerms, render_card  # noqa: E402
 from data_cards.frontmatter import dump_front_matter, parse_front_matter  # noqa: E402
 from data_cards.legal import render_attribution, render_license  # noqa: E402
-from data_cards.sections import code  # noqa: E402
+from schemas.escape import md_code  # noqa: E402
 from qc.gate import QCReport  # noqa: E402
 from qc.report import summary_markdown, to_markdown  # noqa: E402
 from qc.result import CheckResult  # noqa: E402
@@ -87,8 +87,8 @@ def test_the_card_shows_every_hostile_field_as_text(tmp_path):
 
 
 def test_a_value_with_no_markdown_in_it_keeps_its_code_span():
-    assert code("hin_Deva") == "`hin_Deva`" and code("science/technology") == "`science/technology`"
-    assert code("a`b") == "a\\`b" and code("<x>") == "&lt;x&gt;" and code("") == ""
+    assert md_code("hin_Deva") == "`hin_Deva`" and md_code("science/technology") == "`science/technology`"
+    assert md_code("a`b") == "a\\`b" and md_code("<x>") == "&lt;x&gt;" and md_code("") == ""
 
 
 def test_attribution_shows_names_and_references_as_text(tmp_path):
