@@ -9,6 +9,8 @@ of the target proportion. SIB-200 split 70/10/20 (Adelani et al. 2023).
 """
 from __future__ import annotations
 
+import math
+
 from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
@@ -31,7 +33,7 @@ def check_ratios(ratios: Sequence[float]) -> tuple[float, ...]:
     (0.7, 0.1, 0.2)
     """
     r = tuple(float(x) for x in ratios)
-    if len(r) != len(SPLITS) or any(x < 0 for x in r) or abs(sum(r) - 1.0) > 1e-9:
+    if len(r) != len(SPLITS) or any(not math.isfinite(x) or x < 0 for x in r) or abs(sum(r) - 1.0) > 1e-9:
         raise UsageError(f"ratios must be three non-negative numbers (train, dev, test) summing to 1, "
                          f"found {', '.join(map(str, ratios))}")
     return r

@@ -53,7 +53,7 @@ from typing import Any, ClassVar, Mapping
 from schemas.codes import validate_variant_code
 from schemas.errors import RecipeError, SourceNotFoundError, ToolkitError
 from schemas.io import read_text_utf8, read_yaml
-from schemas.names import check_name, shown
+from schemas.names import shown
 from schemas.validate import Checker, unknown_key
 
 VERSION = 1
@@ -237,13 +237,6 @@ class _Release(Checker):
             self.fail(key, str(err))
         return text
 
-    def name(self, key: str, value: Any, what: str) -> str:
-        """A name that becomes a folder or file name (:func:`schemas.names.check_name`)."""
-        try:
-            return check_name(value, what=what)
-        except ToolkitError as err:
-            self.fail(key, err.message)
-
     def known(self, key: str, value: Any, known, what: str, of: str = "") -> Any:
         """``value`` if it is one of ``known`` (the list the stage's own owner holds)."""
         if value not in tuple(known):
@@ -405,11 +398,7 @@ def _assembly(chk: _Release, key: str, path: Path) -> None:
     """Read the assembly recipe with its own loader; its name becomes a stage folder's name."""
     from builder.recipe import load_recipe
 
-    recipe = load_recipe(path)  # its own loader: an error names that file and its key
-    try:
-        check_name(recipe.name, what="assembly recipe name")
-    except ToolkitError as err:
-        raise RecipeError(err.message, file=path, field="name") from None
+    load_recipe(path)  # its own loader: an error names that file and its key (its name too: Checker.name)
 
 
 def _romanizable(chk: _Release, key: str, code: str, scheme: str | None) -> None:
