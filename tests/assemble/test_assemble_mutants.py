@@ -434,7 +434,8 @@ def test_the_recipe_seed_decides_the_shuffle():
 @pytest.mark.parametrize("top, field, message", [
     (dict(seed=True), "seed", "expected an integer >= 0, found True"),
     (dict(seed=-1), "seed", "expected an integer >= 0, found -1"),
-    (dict(name=" "), "name", "expected non-empty text, found ' '"),
+    (dict(name=" "), "name", "recipe name ' ' cannot be a file name: it starts with ' '; use letters, digits, "
+                             "'_', '-', '.' and '+', starting with a letter or digit"),
     (dict(max_sentences=0), "max_sentences", "expected an integer >= 1, found 0"),
     (dict(outputs=5), "outputs", "expected a mapping, found int 5"),
     (dict(outputs={"zip": True}), "outputs.zip", "unknown key 'zip'; allowed: formats"),

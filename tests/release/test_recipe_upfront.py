@@ -63,7 +63,7 @@ def _error(data: dict, file: Path = MINI) -> ToolkitError:
     ("variants.0.annotation.split.ratios", [-0.2, 0.6, 0.6], "variants[0].annotation.split.ratios",
      "non-negative"),
     ("variants.0.annotation.split.ratios", [float("nan"), 0.5, 0.5], "variants[0].annotation.split.ratios",
-     "expected three finite shares"),
+     "ratios must be three non-negative numbers (train, dev, test) summing to 1, found nan"),
     ("variants.0.annotation.split.ratios", ["0.7", 0.1, 0.2], "variants[0].annotation.split.ratios",
      "expected three shares"),
     ("variants.0.annotation.policy", "consensus", "variants[0].annotation.policy",

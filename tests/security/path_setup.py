@@ -61,3 +61,21 @@ def release_out_inside_dataset(work: Path, subs) -> None:
     release = {"version": 1, "name": "inside", "license": "CC-BY-SA-4.0", "pivot": "hin_Deva",
                "variants": [{"dataset": "annotated", "only": ["hin_Deva"]}]}
     (work / "release.yaml").write_text(json.dumps(release))
+
+
+def _sib_with_folder_name(work: Path, name: str) -> None:
+    root = work / "sib"
+    shutil.copytree(DATA / "export" / "sib_small", root)
+    (root / "manifest.json").unlink(missing_ok=True)
+    (root / "hin_Latn").rename(root / name)
+
+
+def folder_name_yaml_keys(work: Path, subs) -> None:
+    """A variant folder whose name carries a newline and YAML keys (it would inject ``task:`` and
+    ``dataset_kwargs`` into an lm-eval task file written by string formatting)."""
+    _sib_with_folder_name(work, "v\ntask: owned\ndataset_path: x")
+
+
+def folder_name_yaml_comment(work: Path, subs) -> None:
+    """A variant folder named ``a: b #c`` (it broke the task YAML)."""
+    _sib_with_folder_name(work, "a: b #c")
