@@ -32,12 +32,13 @@ def position_test(correct, confidence: float = 0.95) -> dict:
     """Counts per position 1-4, the chi-square test against a uniform spread, and the largest deviation."""
     values = pd.to_numeric(pd.Series(list(correct)), errors="coerce")
     counts = np.array([(values == k).sum() for k in range(1, 5)], dtype=float)
-    res = stats.chisquare(counts)
     total = int(counts.sum())
-    out = {"counts": counts.astype(int).tolist(), "chi2": float(res.statistic), "p_value": float(res.pvalue),
+    out = {"counts": counts.astype(int).tolist(), "chi2": None, "p_value": None,  # no answer: no test
            "max_share": float(counts.max() / total) if total else 0.0, "position": None, "deviation": None,
            "ci": None}
     if total:
+        res = stats.chisquare(counts)
+        out.update(chi2=float(res.statistic), p_value=float(res.pvalue))
         k = int(np.argmax(np.abs(4 * counts - total)))  # the first position with the largest deviation (exact)
         ci = stats.binomtest(int(counts[k]), total).proportion_ci(confidence_level=confidence, method="exact")
         out.update(position=k + 1, deviation=float(counts[k] / total - 0.25),

@@ -24,6 +24,8 @@ from schemas.io import sha256_store, write_json_atomic, write_text_atomic
 from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, fault_point, lock_beside,
                                      output_lock, refuse_inputs_inside)
 
+from builder.tasks.base import echo
+
 from .plan import Plan
 from .stages import STAGE_JSON, Recorder
 
@@ -181,7 +183,7 @@ def _run_batches(plan: Plan, recorder: Recorder, forced_from: int | None, result
 
 
 def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate: bool = False,
-                say: Callable[[str], None] = print) -> RunResult:
+                say: Callable[[str], None] = echo) -> RunResult:
     """Run (or skip) every stage of ``plan``; stop before the export when the gate fails unless allowed.
 
     ``plan`` comes from :func:`builder.release.plan.make_plan` on a recipe from

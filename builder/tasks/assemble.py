@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schemas.escape import for_terminal
 from schemas.ledger import DropRow
 
 from .base import QUIET, Reporter, TaskResult
@@ -42,7 +43,12 @@ def summary_table(manifest: dict, width: int = 100) -> str:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{manifest['recipe']} (seed {manifest['seed']})", title_justify="left")
+    from rich.markup import escape
+
+    def cell(value) -> str:  # data as text: no rich markup ([bold]), no control character
+        return escape(for_terminal(value))
+
+    table = Table(title=cell(f"{manifest['recipe']} (seed {manifest['seed']})"), title_justify="left")
     for col, justify in (("source", "left"), ("split", "left"), ("read", "right"), ("kept", "right"),
                          ("dropped", "right"), ("drop reasons", "left")):
         table.add_column(col, justify=justify)
@@ -50,8 +56,8 @@ def summary_table(manifest: dict, width: int = 100) -> str:
     for d in manifest["dropped"]:
         reasons.setdefault((d["source"], d["split"]), []).append(f"{d['reason']} {d['count']}")
     for c in manifest["counts"]:
-        table.add_row(c["source"], c["split"], str(c["read"]), str(c["kept"]), str(c["dropped"]),
-                      ", ".join(reasons.get((c["source"], c["split"]), [])))
+        table.add_row(cell(c["source"]), cell(c["split"]), str(c["read"]), str(c["kept"]), str(c["dropped"]),
+                      cell(", ".join(reasons.get((c["source"], c["split"]), []))))
     total = {k: sum(c[k] for c in manifest["counts"]) for k in ("read", "kept", "dropped")}
     table.add_section()
     table.add_row("total", "", str(total["read"]), str(total["kept"]), str(total["dropped"]), "")
@@ -66,9 +72,10 @@ def _progress_wrap(report: Reporter):
         return None
 
     def wrap(iterable, total, label):
+        from rich.markup import escape
         from rich.progress import track
 
-        return track(iterable, total=total, description=label, transient=True)
+        return track(iterable, total=total, description=escape(for_terminal(label)), transient=True)
 
     return wrap
 

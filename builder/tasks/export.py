@@ -16,6 +16,7 @@ from typing import Mapping
 
 from builder.export.audit import Audit, audit_dataset
 from builder.export.writer import read_input, write_export
+from schemas.escape import for_terminal
 from schemas.errors import GateFailed, GateInputError, ToolkitError
 from schemas.io import dumps_json
 from schemas.license_terms import USES
@@ -156,26 +157,31 @@ def _yes(flag: bool) -> str:
 
 
 def render_text(rows: list[dict]) -> str:
-    """The text blocks of ``builder licenses``: one per variant and split."""
+    """The text blocks of ``builder licenses``: one per variant and split; every value from the data on
+    its own line (:func:`~schemas.escape.for_terminal`: a line break in a source name cannot start a line)."""
+    t = for_terminal
     out = []
     for r in rows:
-        out.append(f"{r['variant']}/{r['split']}: {r['records']:,} records")
-        out.append(f"  terms: {r['terms']}")
+        out.append(f"{t(r['variant'])}/{t(r['split'])}: {r['records']:,} records")
+        out.append(f"  terms: {t(r['terms'])}")
         out.append(f"  commercial use: {_yes(r['commercial_use'])}   share-alike: {_yes(r['share_alike'])}   "
                    f"research only: {_yes(r['research_only'])}")
-        width = max((len(s["name"]) for s in r["sources"]), default=0)
-        lwidth = max((len(s["license"]) for s in r["sources"]), default=0)
+        names = [t(s["name"]) for s in r["sources"]]
+        licenses = [t(s["license"]) for s in r["sources"]]
+        width = max(map(len, names), default=0)
+        lwidth = max(map(len, licenses), default=0)
         out.append("  sources:")
-        out += [f"    {s['name']:<{width}}  {s['license']:<{lwidth}}  {s['records']:>8,}" for s in r["sources"]]
+        out += [f"    {name:<{width}}  {lic:<{lwidth}}  {s['records']:>8,}"
+                for name, lic, s in zip(names, licenses, r["sources"])]
         if r["attribution"]:
             out.append("  attribution:")
-            out += [f"    {line}" for line in r["attribution"]]
+            out += [f"    {t(line)}" for line in r["attribution"]]
         if r["conflicts"]:
             out.append("  conflicts:")
-            out += [f"    - {c['reason']}{' (overridden)' if c['overridden'] else ' (UNRESOLVED)'}"
+            out += [f"    - {t(c['reason'])}{' (overridden)' if c['overridden'] else ' (UNRESOLVED)'}"
                     for c in r["conflicts"]]
         if r["override"]:
-            out.append(f"  override: {r['override']['reason']}")
+            out.append(f"  override: {t(r['override']['reason'])}")
     return "\n".join(out)
 
 
