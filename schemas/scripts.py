@@ -186,3 +186,25 @@ def foreign_letters(code: str) -> "regex.Pattern":
     parts = "".join(rf"\p{{Script={s}}}" for s in unicode_scripts(code))
     script_letters(code)  # raise ValueError for an unknown code
     return regex.compile(rf"(?V1)[[\p{{L}}\p{{M}}]--[\p{{Script=Zyyy}}\p{{Script=Zinh}}{parts}]]")
+
+
+def check_new_variant(code: str, *, field: str = "variant") -> str:
+    """``code`` if it is a valid variant code whose script the checks can judge, else one error.
+
+    Valid codes: :func:`schemas.codes.validate_variant_code`. A few ISO 15924 codes name a
+    style of a script (``Latf`` Fraktur, ``Aran`` Nastaliq) or a script Unicode does not
+    encode; text cannot be checked against them, so they are refused here with what to declare.
+    """
+    from .codes import iso15924, validate_variant_code
+    from .errors import SchemaError
+
+    validate_variant_code(code, field=field)
+    script = script_of(code)
+    try:
+        script_letters(script)
+    except ValueError:
+        name = iso15924().get(script, script)
+        raise SchemaError(f"script {script!r} of {code!r} ({name}) is not a Unicode script, so the text cannot be "
+                          "checked against it; declare the Unicode script the text is encoded in (e.g. Latn for "
+                          "Latf, Arab for Aran, Syrc for Syre)", field=field) from None
+    return code

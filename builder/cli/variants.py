@@ -41,7 +41,7 @@ def extend(app, source, parallel, translations, variant, out, expected_lines, co
     source name, citation and license (set them with `builder describe`).
     """
     from builder.tasks.variants import ExtendOptions, run_extend
-    from builder.variants.project import check_new_variant
+    from schemas.scripts import check_new_variant
     from schemas.errors import SchemaError, UsageError
 
     try:

@@ -90,6 +90,7 @@ def _config(o: QCOptions) -> dict:
 
 def run_qc(options: QCOptions, report: Reporter = QUIET) -> QCResult:
     """Run every check on every variant of ``options.dataset``; write qc_report.json and qc_report.md."""
+    config = _config(options)  # first, before the checks are imported: a bad config is refused at once
     from qc.gate import run_gate
     from qc.report import REPORT_FILES, write_reports
     from schemas.runtime.outputs import check_files_replaceable
@@ -103,7 +104,6 @@ def run_qc(options: QCOptions, report: Reporter = QUIET) -> QCResult:
                 raise
             raise OutputError(f"{err.message} (the reports go to DATASET; choose another folder with --out DIR)",
                               file=err.file) from err
-    config = _config(o)
     ds = _load(o.dataset, "dataset", o.variants, lazy=True)  # each variant is read by the worker that checks it
     ref = _load(o.against, "--contamination-against set") if o.against is not None else None
     report.info(f"qc: {len(ds.variants)} variant(s) of {ds.kind} data in {o.dataset}")

@@ -19,9 +19,8 @@ from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, wri
 from schemas.io import read_text_utf8, write_text_atomic
 from schemas.tables import split_lines
 from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
-from schemas.codes import iso15924, validate_variant_code
 from schemas.variant import VARIANT_JSON, VariantInfo
-from schemas.scripts import count_letters, dominant_script, foreign_letters, script_letters, script_of
+from schemas.scripts import check_new_variant, count_letters, dominant_script, foreign_letters, script_of
 
 from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
 from .checks import CheckConfig, CheckSet, duplicate_groups
@@ -29,25 +28,6 @@ from .credit import Credit, carried_credit
 from .parallel import ParallelText, default_expected_lines, read_parallel
 
 SPLITS = ("train", "dev", "test")
-
-
-def check_new_variant(code: str, *, field: str = "variant") -> str:
-    """``code`` if it is a valid variant code whose script the checks can judge, else one error.
-
-    Valid codes: :func:`schemas.codes.validate_variant_code`. A few ISO 15924 codes name a
-    style of a script (``Latf`` Fraktur, ``Aran`` Nastaliq) or a script Unicode does not
-    encode; text cannot be checked against them, so they are refused here with what to declare.
-    """
-    validate_variant_code(code, field=field)
-    script = script_of(code)
-    try:
-        script_letters(script)
-    except ValueError:
-        name = iso15924().get(script, script)
-        raise SchemaError(f"script {script!r} of {code!r} ({name}) is not a Unicode script, so the text cannot be "
-                          "checked against it; declare the Unicode script the text is encoded in (e.g. Latn for "
-                          "Latf, Arab for Aran, Syrc for Syre)", field=field) from None
-    return code
 
 
 def read_topic_source(source: str | Path) -> dict[str, list[dict[str, str]]]:

@@ -21,12 +21,12 @@ from schemas.tables import check_chars, jsonl_lines, parse_table
 from schemas.errors import AlignmentError, ScriptError, SchemaError
 from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.records import ANSWER_FIELDS, MC_COLUMNS
-from schemas.scripts import count_letters, script_of
+from schemas.scripts import check_new_variant, count_letters, script_of
 
 from .align import log_ratio, robust_z
 from .checks import CheckConfig, CheckSet
 from .credit import carried_credit
-from .project import ProjectionResult, check_new_variant
+from .project import ProjectionResult
 
 TEXT_FIELDS = ("passage", "question", *ANSWER_FIELDS)
 

@@ -150,3 +150,30 @@ def test_a_release_killed_in_its_export_is_recovered_aloud_by_the_next_run(tmp_p
     assert f"recovered: removed what killed runs left in {out}: {left[0].name}" in result.stderr
     assert "export: up to date, skipped" in result.stderr
     assert not list(out.glob(".export.*")) and not list(tmp_path.glob(".*.lock"))
+
+
+def test_two_exports_at_once_leave_one_consistent_export(tmp_path):
+    """Two real ``builder export`` processes of different datasets into one folder: each file the final
+    manifest lists is there with its recorded digest, and nothing else is (one run's whole export)."""
+    import hashlib
+
+    out = tmp_path / "export"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    inputs = [DATA / "export" / "sib_small", DATA / "sib200" / "annotated"]
+    procs = [subprocess.Popen([sys.executable, "-m", "builder.cli.main", "-q", "export", str(src), "--out", str(out),
+                               "--license", "CC-BY-SA-4.0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for src in inputs]
+    done = [p.communicate(timeout=600) for p in procs]
+    codes = sorted(p.returncode for p in procs)
+    assert codes in ([0, 0], [0, 2]), (codes, done)
+    for proc, (_out, err) in zip(procs, done):
+        if proc.returncode == 2:
+            assert "another run is writing it (pid " in err and "builder export" in err, err
+    manifest = json.loads((out / "manifest.json").read_text())
+    listed = {rel: entry["sha256"] for rel, entry in manifest["files"].items() if entry.get("sha256")}
+    assert listed
+    for rel, digest in listed.items():
+        assert hashlib.sha256((out / rel).read_bytes()).hexdigest() == digest, rel
+    variants = {p.name for p in out.iterdir() if p.is_dir() and p.name != "lm_eval"}
+    assert variants == {rel.split("/")[0] for rel in listed if "/" in rel}
+    assert not list(tmp_path.glob(".*.lock")) and not list(tmp_path.glob(".*.staging"))
