@@ -49,6 +49,24 @@ BRAHMIC_SCRIPTS = {
 SCHEMES = ("iso", "iast", "hk", "itrans")
 DEFAULT_SCHEME = "iso"
 
+#: Script -> {character: Latin}: characters real text types *for* a punctuation mark (counted in the
+#: report's ``punctuation_mapped``, like the marks of :mod:`builder.variants.punctuation`). Assamese and
+#: Bengali typists write the full stop with U+09F7 BENGALI CURRENCY NUMERATOR FOUR, which looks like the
+#: danda (FLORES-200 asm_Beng: 105 times); it is written as the danda is, ".". Its use as a currency
+#: numerator (pre-decimal ana notation) is gone from modern text.
+STAND_INS: dict[str, dict[str, str]] = {
+    "Beng": {"\u09f7": "."},
+}
+#: Script -> {number sign: Latin}: fractions with an exact Latin (Unicode vulgar fraction) form, written
+#: as it (not counted, like digits). The other number signs of the blocks (Tamil and Malayalam ten,
+#: hundred, thousand; Telugu fraction digits; Bengali currency numerators; 1/16-style fractions) have
+#: none and are left, counted as native characters left (docs/variants.md lists them).
+NUMBER_FORMS: dict[str, dict[str, str]] = {
+    "Orya": {"\u0b72": "\u00bc", "\u0b73": "\u00bd", "\u0b74": "\u00be", "\u0b76": "\u215b"},
+    "Mlym": {"\u0d73": "\u00bc", "\u0d74": "\u00bd", "\u0d75": "\u00be", "\u0d77": "\u215b",
+             "\u0d5c": "\u2152", "\u0d5e": "\u2155"},
+}
+
 _MARK = "\ue000"  # private-use placeholder for the ISO 15919 hiatus colon
 _JOINERS = regex.compile("[\u200c\u200d]")
 _ADDAK = "\u0a71"

@@ -42,7 +42,7 @@ from schemas.codes import check_language_code
 from schemas.splits import SPLIT_ORDER
 from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.runtime.provenance import package_version
-from schemas.scripts import script_of
+from schemas.scripts import script_letters, script_of
 
 from . import brahmic
 from .brahmic_letters import BLOCKS, lossy_letters
@@ -134,7 +134,7 @@ def get_romanizer(code: str, scheme: str | None = None, *, where=None) -> Romani
     if scheme not in method.schemes:
         raise UsageError(f"unknown scheme {scheme!r} for script {script}; allowed: {', '.join(method.schemes)}",
                          file=where)
-    marks = policy(script)
+    marks = _policy(script)
     if method.tool == "uroman":
         lcode = code.split("_")[0]
         return Romanizer(script, "uroman", package_version("uroman"), scheme,
@@ -147,31 +147,60 @@ def get_romanizer(code: str, scheme: str | None = None, *, where=None) -> Romani
                      lossless=scheme in method.lossless, marks=marks)
 
 
+@lru_cache(maxsize=None)
+def _policy(script: str) -> MarkPolicy:
+    """The script's :func:`~builder.variants.punctuation.policy` with the stand-ins real text types for
+    its marks (:data:`brahmic.STAND_INS`, counted) and the number signs with a Latin form
+    (:data:`brahmic.NUMBER_FORMS`, not counted)."""
+    base = policy(script)
+    stand_ins = tuple(brahmic.STAND_INS.get(script, {}).items())
+    forms = tuple(brahmic.NUMBER_FORMS.get(script, {}).items())
+    if not stand_ins and not forms:
+        return base
+    return MarkPolicy(script, base.marks + stand_ins, base.readings + forms)
+
+
 # --- what is left ----------------------------------------------------------------------------------
 
 _KINDS: dict[str, dict[str, int]] = {}  # script -> character -> 0 other, 1 native, 2 native symbol
+_LATIN_TOO = regex.compile(r"\p{scx=Latn}")
 
 
 def _kind(char: str, script: str) -> int:
+    """0: not native (or also Latin), 1: a native character left, 2: a native symbol (kept)."""
     first, last = BLOCKS.get(script, (-1, -1))
-    if not (first <= ord(char) <= last or regex.match(rf"\p{{scx={script}}}", char)):
-        return 0
+    if not first <= ord(char) <= last:
+        try:
+            own = bool(script_letters(script).match(char))  # the Script property (schemas.scripts)
+        except ValueError:
+            own = False
+        # a shared mark (danda: Script=Common, Script_Extensions Beng Deva ...) counts, unless Latin text
+        # uses it too: U+02BC MODIFIER LETTER APOSTROPHE (Assamese ভাৰতʼৰ) is Latin as much as Bengali,
+        # and the Latin output keeps it as it is
+        shared = not own and bool(regex.match(rf"\p{{scx={script}}}", char)) and not _LATIN_TOO.match(char)
+        if not (own or shared):
+            return 0
     return 2 if unicodedata.category(char).startswith("S") else 1
 
 
 def native_left(text: str, script: str) -> tuple[int, int]:
     """``(left, symbols)``: characters of ``script`` in ``text`` that are not symbols, and those that are.
 
-    Native means in the script's Unicode block, or with a Script or
-    Script_Extensions property that names the script: its letters, signs,
-    digits and punctuation, and the shared marks it uses (the danda U+0964
-    counts for Deva, Beng and the other scripts that use it). Symbols
+    Native means in the script's Unicode block, or of the script by the
+    Unicode Script property (:func:`schemas.scripts.script_letters`), or a
+    shared mark whose Script_Extensions name the script (the danda U+0964
+    counts for Deva, Beng and the other scripts that use it) but not Latin
+    too: U+02BC MODIFIER LETTER APOSTROPHE, which Assamese text uses and the
+    Latin output keeps, is no Bengali character left (nor is anything the
+    romanizer writes: Latin letters and Common punctuation). Symbols
     (general category S: ৳ ௹ ༕) have no Latin letters and are kept, like €
     in Latin text; they are counted apart. Characters are classified once
     per script, so a text costs one Counter pass.
 
     >>> native_left("namastē। ৳5", "Beng")
     (1, 1)
+    >>> native_left("bhāratʼr", "Beng")
+    (0, 0)
     """
     table = _KINDS.setdefault(script, {})
     left = symbols = 0
