@@ -36,9 +36,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from schemas.errors import RecipeError, SchemaError, SourceNotFoundError
+from schemas.errors import RecipeError, SchemaError
 from schemas.codes import validate_variant_code
-from schemas.io import read_yaml
+from schemas.io import read_yaml, require_path
 from schemas.licensing import LicenseOverride
 from schemas.validate import Checker
 
@@ -123,9 +123,7 @@ def load_recipe(path: str | Path) -> Recipe:
         Malformed YAML, an unknown or missing key, a bad value, an unknown
         reader, split or filter; the message names the file and the key.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise SourceNotFoundError("recipe file not found", file=path)
+    path = require_path(path, what="recipe file", kind="file")
     data = read_yaml(path)
     return recipe_from_dict(data, file=path)
 

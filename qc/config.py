@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.errors import GateStatus, RecipeError, ToolkitError
-from schemas.io import load_yaml, read_yaml
+from schemas.io import load_yaml, read_yaml, require_path
 from schemas.validate import Checker, key_path
 
 CHOICES = {
@@ -111,9 +111,10 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
     base = default_config()
     if path is None:
         return base
-    p = Path(path)
-    if not p.is_file():
-        raise QCConfigError("config file not found", file=p)
+    try:
+        p = require_path(path, what="config file", kind="file")
+    except ToolkitError as err:  # the gate could not look: exit 2, whatever is wrong with the path
+        raise QCConfigError(err.message, file=err.file) from None
     try:
         override = read_yaml(p)
     except ToolkitError as err:

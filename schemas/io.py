@@ -125,18 +125,39 @@ def _sha256_bytes_of(path: str | os.PathLike, chunk: int) -> str:
     return h.hexdigest()
 
 
-def require_path(path: str | os.PathLike, *, what: str = "file", kind: str = "any") -> Path:
-    """Return ``Path(path)`` or raise :class:`SourceNotFoundError` naming it.
+class WrongPathKind(SourceError):
+    """A folder named where a file is expected, or a file where a folder is (exit code 2: the path the user
+    gave is of the wrong kind, as click reports a ``--out`` that is a file)."""
 
-    ``kind`` is ``"file"``, ``"dir"`` or ``"any"``.
+    exit_code = ExitStatus.USAGE
+
+
+def _article(noun: str) -> str:
+    return "an" if noun[:1].lower() in "aeiou" else "a"
+
+
+def require_path(path: str | os.PathLike, *, what: str | None = None, kind: str = "any") -> Path:
+    """Return ``Path(path)`` or raise naming it: the one check of "is it there, and of the kind asked for".
+
+    ``kind`` is ``"file"``, ``"dir"`` or ``"any"``; ``what`` names the thing with its noun
+    (``"annotation file"``, ``"dataset folder"``; default ``file``, ``folder`` or ``path``). Missing:
+    :class:`SourceNotFoundError` (exit 1); of the other kind: :class:`WrongPathKind` (exit 2).
+
+    >>> import tempfile
+    >>> try:
+    ...     require_path(tempfile.gettempdir(), what="annotation file", kind="file")
+    ... except WrongPathKind as err:
+    ...     print(err.message, int(err.exit_code))
+    expected an annotation file, found a folder 2
     """
     p = Path(path)
+    what = what or {"file": "file", "dir": "folder"}.get(kind, "path")
     if not p.exists():
         raise SourceNotFoundError(f"{what} not found", file=p)
     if kind == "file" and not p.is_file():
-        raise SourceError(f"expected a {what} file, found a folder", file=p)
+        raise WrongPathKind(f"expected {_article(what)} {what}, found a folder", file=p)
     if kind == "dir" and not p.is_dir():
-        raise SourceError(f"expected a {what} folder, found a file", file=p)
+        raise WrongPathKind(f"expected {_article(what)} {what}, found a file", file=p)
     return p
 
 
@@ -147,7 +168,7 @@ def read_text_utf8(path: str | os.PathLike, *, keep_bad: bool = False) -> str:
     :class:`SourceError`) naming the line, the byte and the reason; with
     ``keep_bad=True`` bad bytes are kept for :func:`schemas.tables.bad_utf8`.
     """
-    p = require_path(path)
+    p = require_path(path, kind="file")
     return decode_utf8(p.read_bytes(), p, keep_bad=keep_bad)
 
 

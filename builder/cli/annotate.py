@@ -19,7 +19,7 @@ def _annotation_options(f):
     f = on_error_option(f)
     f = click.option("--min-ratings", type=click.IntRange(1), default=2, show_default=True,
                      help="Items with fewer ratings are bad input (or skipped and listed with --on-error skip).")(f)
-    f = click.option("--labels", "labels_file", type=click.Path(dir_okay=False, path_type=Path),
+    f = click.option("--labels", "labels_file", type=click.Path(path_type=Path),
                      help="Allowed labels, one per line (like SIB-200's labels.txt).")(f)
     f = click.option("--format", "fmt", type=click.Choice(["auto", "long", "wide"]), default="auto",
                      show_default=True,
@@ -77,7 +77,7 @@ def agreement(app, annotations, fmt, labels_file, min_ratings, on_error, n_boot,
 @click.option("--policy", type=click.Choice(["sib200", "plurality", "absolute", "unanimous"]),
               default="sib200", show_default=True,
               help="sib200: >= 2 votes and a strict plurality (a 2-2 split is a conflict).")
-@click.option("--sheet", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--sheet", type=click.Path(path_type=Path),
               help="The lead's filled-in adjudication sheet to merge (column lead_label).")
 @_out_option
 @pass_app
@@ -99,7 +99,7 @@ def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy
 
 @annotate.command()
 @click.argument("labelled", type=click.Path(path_type=Path))
-@click.option("--recipe", required=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--recipe", required=True, type=click.Path(path_type=Path),
               help="Curation recipe (YAML list of steps), e.g. examples/sib200-curation.yaml.")
 @_out_option
 @pass_app

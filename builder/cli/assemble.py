@@ -9,7 +9,7 @@ from .common import OutputFolder, jobs_option, on_error_option, pass_app
 
 
 @click.command("assemble")
-@click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("recipe", type=click.Path(path_type=Path))
 @click.option("--out", "out", required=True, type=OutputFolder(),
               help="Output folder; replaced as a whole (an existing folder must be an earlier assemble output).")
 @on_error_option

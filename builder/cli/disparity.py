@@ -9,7 +9,7 @@ from .common import OutputFolder, pass_app
 
 
 @click.command(name="disparity")
-@click.argument("records", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("records", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", "out", required=True, type=OutputFolder(),
               help="Output folder (replaced as a whole): models.csv, languages.csv, records.csv, "
                    "potentials.csv, summary.json, summary.md, prr.png.")

@@ -11,7 +11,7 @@ from .common import AppContext, OutputFolder, backend_option, echo, echo_error, 
 
 
 @click.command()
-@click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("recipe", type=click.Path(path_type=Path))
 @click.option("--out", required=True, type=OutputFolder(inside=True),
               help="Release folder: stages/, export/, release.json, report.html (an existing one must be an "
                    "earlier release; its up-to-date stages are skipped).")

@@ -110,7 +110,7 @@ def sheet(tmp_path, text: str) -> Path:
 def test_a_missing_sheet_or_a_folder_is_named(small, tmp_path):
     with pytest.raises(SourceError, match=r"adjudication sheet not found$"):
         merge_sheet(decide(small), tmp_path / "nope.csv", small.labels)
-    with pytest.raises(SourceError, match=r"expected a adjudication sheet file, found a folder$"):
+    with pytest.raises(SourceError, match=r"expected an adjudication sheet, found a folder$"):
         merge_sheet(decide(small), tmp_path, small.labels)
 
 

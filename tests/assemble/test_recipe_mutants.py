@@ -13,6 +13,8 @@ from types import MappingProxyType
 
 import pytest
 
+from schemas.io import WrongPathKind
+
 from builder.filters import FILTERS
 from builder.readers import READERS
 from builder.recipe import FilterSpec, Recipe, SourceSpec, _check_options, _source, load_recipe, \
@@ -221,9 +223,13 @@ def test_load_recipe_reads_the_file_and_names_bad_yaml(tmp_path):
     assert info.value.record is None and info.value.message == (
         'malformed YAML: unacceptable character #x0007: special characters are not allowed   in "<unicode string>", '
         "position 7")
+    with pytest.raises(WrongPathKind) as info:
+        load_recipe(tmp_path)  # a folder is not a recipe file (exit 2, as for every path of the wrong kind)
+    assert info.value.message == "expected a recipe file, found a folder" and info.value.file == str(tmp_path)
+    assert int(info.value.exit_code) == 2
     with pytest.raises(SourceNotFoundError) as info:
-        load_recipe(tmp_path)  # a folder is not a recipe file
-    assert info.value.message == "recipe file not found" and info.value.file == str(tmp_path)
+        load_recipe(tmp_path / "missing.yaml")
+    assert info.value.message == "recipe file not found"
 
 
 def test_recipe_to_dict_exactly():
