@@ -3,7 +3,10 @@
 Workers measure (statistics, p-values, effects); the parent process decides
 the hypothesis tests of the whole run together (:mod:`qc.decision`: Holm over
 every gated test of every variant, effect floors) and compares each variant's
-effects with the pivot's.
+effects with the pivot's. A derived variant (its ``variant.json`` names a
+``source_variant`` of the same run: romanized from it, projected or aligned
+from it) is compared with its source check by check (:func:`compare_with_sources`):
+a failure the source shares is *inherited* from it.
 
 >>> from schemas.dataset import LoadedDataset
 >>> import pandas as pd
@@ -24,13 +27,13 @@ import numpy as np
 
 from schemas.codes import flores_code
 from schemas.dataset import LazyTables, LoadedDataset
-from schemas.licensing import license_contexts
+from schemas.licensing import license_contexts, variant_infos
 from schemas.runtime.fanout import default_jobs  # noqa: F401  (re-exported: the CLI's default --jobs)
 from schemas.runtime.fanout import fan_out
 
 from .config import load_config  # noqa: F401  (re-exported for the doctest and callers)
 from .contamination import passage_ngrams, text_column
-from .decision import compare_with_pivot, decide
+from .decision import VS_PIVOT, compare_with_pivot, decide
 from .registry import CHECKS
 from .result import CheckResult, VariantData
 from .tokens import TokenCache
@@ -49,6 +52,7 @@ class QCReport:
     meta: dict = field(default_factory=dict)
     decision: dict = field(default_factory=dict)
     pivot_comparison: list[dict] = field(default_factory=list)
+    source_comparison: list[dict] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -70,6 +74,7 @@ class QCReport:
             "pivot": self.config["pivot"],
             "decision": self.decision,
             "pivot_comparison": self.pivot_comparison,
+            "source_comparison": self.source_comparison,
             "failed": [{"variant": r.variant, "check": r.check, "reason": r.reason} for r in self.failures],
             "checks": [r.to_dict() for r in self.results],
         }
@@ -139,13 +144,15 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     pivot_name = config["pivot"]
     pivot_tables = ds.tables.get(pivot_name)
     if pivot_tables is not None:  # only the columns the cross-variant checks read
-        keep = ("split", "passage_id", "question_id", "correct_answer_num", "index_id", "category")
+        keep = ("split", "passage_id", "question_id", "correct_answer_num", "index_id", "category",
+                "text", "passage", "question", "answer1", "answer2", "answer3", "answer4")  # texts: qc.translation
         pivot_tables = {s: f[[c for c in keep if c in f.columns]] for s, f in pivot_tables.items()}
     hashes = None
     if against is not None and config["checks"]["contamination"]["enabled"]:
         hashes = _against_hashes(against, config["checks"]["contamination"]["ngram"])
     tasks = []
-    licenses = license_contexts(ds)  # a malformed variant.json or override stops the gate (cannot read)
+    infos = variant_infos(ds)  # a malformed variant.json or override stops the gate (cannot read)
+    licenses = license_contexts(ds, infos=infos)
     for variant in ds.variants:
         against_v = None
         if hashes is not None:
@@ -168,6 +175,66 @@ def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None =
     pivot = config["pivot"]
     decision = decide(results, config["decision"], pivot=pivot)
     comparison = compare_with_pivot(results, pivot) if pivot in ds.variants else []
+    by_source = compare_with_sources(results, source_variants(infos, ds.variants))
     return QCReport(results=results, variants=ds.variants, kind=ds.kind, config=config,
                     input_name=Path(ds.root).name, against_name=None if against is None else Path(against.root).name,
-                    decision=decision, pivot_comparison=comparison)
+                    decision=decision, pivot_comparison=comparison, source_comparison=by_source)
+
+
+def source_variants(infos: dict, variants: list[str]) -> dict[str, str]:
+    """Each derived variant's source, where its ``variant.json`` names one that is in the run.
+
+    ``source_variant`` is what ``builder romanize`` (hin_Deva for hin_Latn) and
+    ``builder extend`` (the variant projected from) record; a variant aligned to
+    the pivot's split keeps its source's record.
+
+    >>> from schemas.variant import VariantInfo
+    >>> source_variants({"hin_Latn": VariantInfo(source_variant="hin_Deva"), "x_Latn": VariantInfo()},
+    ...                 ["hin_Deva", "hin_Latn", "x_Latn"])
+    {'hin_Latn': 'hin_Deva'}
+    """
+    out = {}
+    for variant, info in infos.items():
+        source = getattr(info, "source_variant", None)
+        if source and source != variant and source in variants:
+            out[variant] = source
+    return out
+
+
+def compare_with_sources(results: list[CheckResult], sources: dict[str, str]) -> list[dict]:
+    """Mark each result of a derived variant against its source's result of the same check.
+
+    Per result: ``source_variant`` and ``vs_source`` (the words of
+    :data:`qc.decision.VS_PIVOT`: ``inherited`` when both fail, ``introduced``
+    when only the derived variant fails; None when either was skipped or the
+    source has no such result). A failure's detail starts with where it comes
+    from (``inherited from hin_Deva``), so every report says it. Returns one row
+    per derived variant: its source and the checks it inherits or introduces.
+    Runs after :func:`qc.decision.decide`: a test fails by its decided verdict.
+
+    >>> a = CheckResult("hin_Deva", "untranslated", False, detail="2 units")
+    >>> b = CheckResult("hin_Latn", "untranslated", False, detail="2 units")
+    >>> compare_with_sources([a, b], {"hin_Latn": "hin_Deva"})[0]["inherited"], b.detail
+    (['untranslated'], 'inherited from hin_Deva (it fails untranslated too); 2 units')
+    """
+    of = {(r.variant, r.check): r for r in results}
+    rows: dict[str, dict] = {}
+    for r in results:
+        source = sources.get(r.variant)
+        if source is None:
+            continue
+        row = rows.setdefault(r.variant, {"variant": r.variant, "source_variant": source, "inherited": [],
+                                          "introduced": []})
+        ref = of.get((source, r.check))
+        if ref is None or ref.skipped or r.skipped:
+            r.extra.update(source_variant=source, vs_source=None)
+            continue
+        verdict = VS_PIVOT[(bool(r.passed), bool(ref.passed))]
+        r.extra.update(source_variant=source, vs_source=verdict)
+        if verdict == "inherited":
+            r.detail = f"inherited from {source} (it fails {r.check} too); {r.detail}"
+        elif verdict == "introduced":
+            r.detail = f"introduced here ({source} passes {r.check}); {r.detail}"
+        if verdict in ("inherited", "introduced"):
+            row[verdict].append(r.check)
+    return list(rows.values())

@@ -1,0 +1,105 @@
+"""Check ``untranslated``: a variant's text that is the pivot's text, or nearly, at the same id.
+
+Each unit of the variant (a topic text; a passage; a question with its
+options, see :mod:`qc.translation`) is compared with the pivot's unit of the
+same id by the Jaccard similarity of their character 5-shingles
+(:func:`qc.textnorm.char_shingles_many` over :func:`qc.textnorm.normalize`d
+text, the measure of :mod:`qc.duplicates`). The whole unit is compared, so
+the names and numbers a translation legitimately keeps, and the tokens a
+Latin-script language shares with English, lower the distance only in
+proportion to their share of the sentence.
+
+* Jaccard >= ``near_jaccard`` (0.8): the unit was not translated (or only a
+  word of it); gated (reason ``untranslated``).
+* ``warn_jaccard`` <= Jaccard < ``near_jaccard``: a warning (a second result,
+  ``untranslated:partial``, never gated): much of the unit is the pivot's
+  text, which a curator should look at (a loanword-heavy sentence, a name
+  list, or half a sentence left in English).
+
+Units whose pivot text is shorter than ``min_chars`` (normalised) are not
+judged: a name or a number is the same in every language.
+
+>>> import pandas as pd
+>>> piv = {"test": pd.DataFrame({"index_id": [1, 2], "text": ["The cat sat on the mat all day.",
+...                                                           "Dogs bark loudly at night."]})}
+>>> mine = {"test": pd.DataFrame({"index_id": [1, 2], "text": ["The cat sat on the mat all day.",
+...                                                            "Les chiens aboient fort la nuit."]})}
+>>> data = VariantData("fra_Latn", "topic", mine, pivot=piv)
+>>> [(r.check, r.passed, r.value) for r in run(data, {"near_jaccard": 0.8, "warn_jaccard": 0.5,
+...                                                    "shingle": 5, "min_chars": 20})]
+[('untranslated', False, 1), ('untranslated:partial', True, 0)]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .result import CheckResult, VariantData, skipped
+from .textnorm import char_shingles_many, normalize
+from .translation import no_pivot_reason, pivot_pairs
+
+NAME = "untranslated"
+KINDS = ("mc", "topic")
+
+
+def similarities(texts: list[str], pivot_texts: list[str], k: int = 5) -> np.ndarray:
+    """Character ``k``-shingle Jaccard of each normalised text with the pivot's text at the same position.
+
+    >>> similarities(["Bonjour le monde", "Hello world"], ["Hello world", "Hello world"]).tolist()
+    [0.0, 1.0]
+    """
+    sh = char_shingles_many([normalize(t) for t in texts] + [normalize(t) for t in pivot_texts], k)
+    n = len(texts)
+    out = np.zeros(n)
+    for i in range(n):
+        a, b = sh[i], sh[n + i]
+        inter = len(np.intersect1d(a, b, assume_unique=True))
+        union = len(a) + len(b) - inter
+        out[i] = inter / union if union else 0.0
+    return out
+
+
+def _examples(ids, sims, texts, idx) -> list[dict]:
+    order = sorted(idx, key=lambda i: (-sims[i], i))[:5]
+    return [{"id": ids[i], "jaccard": round(float(sims[i]), 4), "text": texts[i][:80]} for i in order]
+
+
+def run(data: VariantData, params: dict) -> list[CheckResult]:
+    why = no_pivot_reason(data)
+    if why:
+        return [skipped(data.variant, NAME, why)]
+    pairs = pivot_pairs(data)
+    if not pairs:
+        return [skipped(data.variant, NAME, "no unit shares an id with the pivot")]
+    near, warn, k = params["near_jaccard"], params["warn_jaccard"], params["shingle"]
+    ids, sims, texts, judged = [], [], [], 0
+    for unit, frame in pairs.items():
+        long_enough = frame["pivot_text"].map(lambda t: len(normalize(t)) >= params["min_chars"]).to_numpy()
+        f = frame[long_enough]
+        judged += len(f)
+        ids += [f"{unit}:{i}" for i in f["id"]]
+        sims += similarities(f["text"].tolist(), f["pivot_text"].tolist(), k).tolist()
+        texts += f["text"].tolist()
+    sims_a = np.array(sims)
+    bad = [i for i in range(len(sims)) if sims_a[i] >= near]
+    partial = [i for i in range(len(sims)) if warn <= sims_a[i] < near]
+    identical = sum(1 for i in bad if sims_a[i] == 1.0)
+    top = float(sims_a.max()) if len(sims_a) else 0.0
+    first = "; first: " + ", ".join(f"{e['id']} ({e['jaccard']:.2f})" for e in _examples(ids, sims_a, texts, bad)[:3]) \
+        if bad else ""
+    out = [CheckResult(
+        data.variant, NAME, not bad, value=len(bad), threshold=0, reason="untranslated" if bad else None,
+        detail=(f"vs {data.pivot_name}: {len(bad)} of {judged} units at shingle Jaccard >= {near} "
+                f"({identical} identical){first}; highest {top:.2f}"),
+        extra={"pivot": data.pivot_name, "units": judged, "untranslated": len(bad), "identical": identical,
+               "max_jaccard": top, "examples": _examples(ids, sims_a, texts, bad)})]
+    first = "; first: " + ", ".join(f"{e['id']} ({e['jaccard']:.2f})" for e in _examples(ids, sims_a, texts,
+                                                                                        partial)[:3]) \
+        if partial else ""
+    out.append(CheckResult(
+        data.variant, f"{NAME}:partial", not partial, value=len(partial), threshold=0, gate=False,
+        reason="partly_untranslated" if partial else None,
+        detail=(f"vs {data.pivot_name}: {len(partial)} of {judged} units at {warn} <= Jaccard < {near} "
+                f"(a warning: names, loans or a half-translated sentence){first}"),
+        extra={"pivot": data.pivot_name, "units": judged, "partial": len(partial),
+               "examples": _examples(ids, sims_a, texts, partial)}))
+    return out
