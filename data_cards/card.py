@@ -64,6 +64,11 @@ class CardContext:
     baselines: dict | None = None        # results.json of `builder evaluate baselines` (builder release)
     gate_failing_allowed: bool = False   # exported although the qc gate failed (builder release)
 
+    def __post_init__(self):
+        # the citation a variant.json declares for its source (the recipe's, in a release) wins over the
+        # toolkit's built-in reference of that source name: one rule, :func:`declared_references`
+        self.references = {**self.references, **declared_references(self.variant_info)}
+
     @property
     def variants(self) -> list[str]:
         return sorted(self.sizes)
@@ -231,25 +236,52 @@ def _licenses(ctx: CardContext) -> str:
     return "\n".join(out)
 
 
-def references(source_names, manifest: dict | None = None) -> dict[str, str]:
-    """Source name -> reference, looked up by name and then by the manifest's reader name.
+def declared_references(variant_info: dict[str, dict] | None) -> dict[str, str]:
+    """Source name -> the citation the variants' ``variant.json`` declare for it (``citation`` beside
+    ``source_name``; a release's recipe fills both into the variants that declare none). The first
+    variant in code order that declares one gives it; white space is folded (a BibTeX entry becomes one
+    line of the card).
+
+    >>> declared_references({"hin_Deva": {"source_name": "SIB-200", "citation": "@inproceedings{a,\\n  x}"}})
+    {'SIB-200': '@inproceedings{a, x}'}
+    """
+    out: dict[str, str] = {}
+    for _, info in sorted((variant_info or {}).items()):
+        if not isinstance(info, dict):
+            continue
+        name, citation = info.get("source_name"), info.get("citation")
+        if isinstance(name, str) and isinstance(citation, str) and citation.strip() and name not in out:
+            out[name] = " ".join(citation.split())
+    return out
+
+
+def references(source_names, manifest: dict | None = None, variant_info: dict[str, dict] | None = None
+               ) -> dict[str, str]:
+    """Source name -> reference: the citation the variants declare (:func:`declared_references`), else the
+    toolkit's built-in one (:mod:`.citations`) looked up by name and then by the manifest's reader name.
 
     >>> references(["MCTest_500"], {"sources": [{"name": "MCTest_500", "reader": "mctest"}]})["MCTest_500"][:10]
     'Richardson'
+    >>> references(["SIB-200"], None, {"x_Latn": {"source_name": "SIB-200", "citation": "Ours (2025)."}})
+    {'SIB-200': 'Ours (2025).'}
     """
     readers = {s.get("name"): s.get("reader") for s in (manifest or {}).get("sources") or []
                if isinstance(s, dict)}
+    declared = declared_references(variant_info)
     out = {}
     for name in source_names:
-        ref = cite(name) or (cite(readers[name]) if readers.get(name) else None)
+        ref = declared.get(name) or cite(name) or (cite(readers[name]) if readers.get(name) else None)
         if ref:
             out[name] = ref
     return out
 
 
 def _citation(ctx: CardContext) -> str:
-    refs = [ctx.references[s.name] for s in ctx.overall.sources if s.name in ctx.references]
-    if ctx.kind == "topic" and any(r == cite("sib200") for r in refs):
+    names = [s.name for s in ctx.overall.sources]
+    refs = [ctx.references[n] for n in names if n in ctx.references]
+    # SIB-200's sentences are FLORES-200's: its reference goes with SIB-200's, whoever wrote that one
+    if ctx.kind == "topic" and any(cite(n) == cite("sib200") or ctx.references.get(n) == cite("sib200")
+                                   for n in names if n in ctx.references):
         refs.append(cite("flores200"))
     refs = list(dict.fromkeys(refs))
     text = f"If you use {md_code(ctx.name)}, cite the sources it was built from:\n\n"

@@ -65,13 +65,57 @@ def render_license(name: str, overall: Terms, override: LicenseOverride | None =
     return "\n".join(lines)
 
 
-def render_attribution(name: str, overall: Terms, references: dict[str, str] | None = None) -> str:
+def derived_changes(variant_info: dict[str, dict] | None) -> dict[str | None, list[str]]:
+    """Source name -> what the release changed in the variants credited to it, read from each
+    variant's ``variant.json`` (``method``, the romanizer's tool, version and scheme, the pivot it was
+    aligned to, the variant it was projected from), one phrase per kind of change, in order.
+
+    Share-alike licenses (CC BY-SA) ask a copy to indicate the changes made; ``ATTRIBUTION.md`` lists
+    these after the changes every export makes. A variant without ``source_name`` is listed under None.
+
+    >>> found = derived_changes({"hin_Latn": {"method": "romanization", "source_name": "SIB-200", "tool": "uroman",
+    ...     "version": "1.3", "scheme": "uroman", "source_variant": "hin_Deva", "native_letters_left": 2},
+    ...     "hin_Deva": {"source_name": "SIB-200", "aligned": {"pivot": "eng_Latn"}}})
+    >>> for line in found["SIB-200"]: print(line)
+    re-split as the pivot eng_Latn is split: hin_Deva
+    romanized with uroman 1.3 (scheme uroman): hin_Latn from hin_Deva (2 native characters left)
+    """
+    groups: dict[str | None, dict[str, list[str]]] = {}
+    for variant, info in sorted((variant_info or {}).items()):
+        if not isinstance(info, dict):
+            continue
+        mine = groups.setdefault(info.get("source_name") or None, {})
+        method = info.get("method")
+        if method == "romanization" or (info.get("tool") and info.get("scheme")):
+            head = (f"romanized with {info.get('tool', '?')} {info.get('version', '')}".rstrip()
+                    + f" (scheme {info.get('scheme', '?')})")
+            item = f"{variant} from {info.get('source_variant') or '?'}"
+            left = info.get("native_letters_left")
+            if isinstance(left, int) and not isinstance(left, bool) and left > 0:
+                item += f" ({left:,} native characters left)"
+            mine.setdefault(head, []).append(item)
+        if isinstance(info.get("aligned"), dict):
+            pivot = info["aligned"].get("pivot") or "?"
+            mine.setdefault(f"re-split as the pivot {pivot} is split", []).append(variant)
+        if method == "projection":
+            mine.setdefault("projected: labels carried to the parallel sentences of another variant",
+                            []).append(f"{variant} from {info.get('source_variant') or '?'}")
+    return {source: [f"{head}: {', '.join(items)}" for head, items in heads.items()]
+            for source, heads in groups.items() if heads}
+
+
+def render_attribution(name: str, overall: Terms, references: dict[str, str] | None = None,
+                       changes: dict[str | None, list[str]] | None = None) -> str:
     """Text of the export's ``ATTRIBUTION.md``.
+
+    ``changes`` (:func:`derived_changes`): per source, the changes the release made beyond those of
+    every export (:data:`CHANGES`); those of variants that credit no listed source close the file.
 
     >>> from schemas.license_terms import combine
     >>> "## sib200" in render_attribution("demo", combine([("sib200", "CC-BY-SA-4.0", 3)]))
     True
     """
+    changes = changes or {}
     lines = ["# Attribution", "", f"{md_code(name)} contains material from the sources below. Their licenses ask for "
              "this credit; keep this file with any copy or derivative of the data.", ""]
     by_source: dict[str, list] = {}
@@ -89,5 +133,10 @@ def render_attribution(name: str, overall: Terms, references: dict[str, str] | N
         ref = (references or {}).get(source) or cite(source)
         if ref:
             lines.append(f"- Reference: {md_inline(ref)}")
-        lines += [f"- Changes: {CHANGES}.", ""]
+        lines.append(f"- Changes: {CHANGES}.")
+        lines += [f"- Changes made by this release: {md_inline(c)}." for c in changes.get(source, [])]
+        lines.append("")
+    rest = [c for source, items in changes.items() if source not in by_source for c in items]
+    if rest:
+        lines += ["## Changes to variants of other sources", "", *(f"- {md_inline(c)}." for c in rest), ""]
     return "\n".join(lines)

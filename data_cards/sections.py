@@ -151,7 +151,25 @@ def romanization_section(infos: dict[str, dict] | None) -> str | None:
                       "")
         rows.append(f"| {md_code(variant)} | {md_code(origin) if origin else ''} | {md_inline(info.get('tool', ''))} | "
                     f"{md_inline(info.get('version', ''))} | {md_inline(info.get('scheme', ''))} |")
-    return "\n".join(rows) if len(rows) > 2 else None
+    if len(rows) <= 2:
+        return None
+    return "\n".join(rows + leftover_lines(infos))
+
+
+def leftover_lines(infos: dict[str, dict] | None) -> list[str]:
+    """One line per romanized variant written with native characters left (``--allow-leftover``, recipe
+    ``allow_leftover: true``), with the count its ``variant.json`` records (``native_letters_left``).
+
+    >>> leftover_lines({"asm_Latn": {"scheme": "iso", "native_letters_left": 105}, "hin_Latn": {"scheme": "iso"}})
+    ['', '- `asm_Latn` was exported with 105 native-script characters left un-romanized (allowed by `allow_leftover`).']
+    """
+    out = []
+    for variant, info in sorted((infos or {}).items()):
+        left = info.get("native_letters_left") if isinstance(info, dict) else None
+        if isinstance(left, int) and not isinstance(left, bool) and left > 0:
+            out.append(f"- {md_code(variant)} was exported with {left:,} native-script characters left "
+                       "un-romanized (allowed by `allow_leftover`).")
+    return [""] + out if out else []
 
 
 def _status(c: dict) -> str:

@@ -7,8 +7,14 @@ Written under ``<export>/lm_eval/``:
   the choices, the target and ``acc``/``acc_norm``. Its name does not end in
   ``.yaml``, so the task manager reads it only through ``include:``.
 - ``<name>_<variant>.yaml``: one task per variant.
-- ``_<name>.yaml``: the group, aggregating ``acc`` and ``acc_norm`` weighted by
-  size.
+- ``_<name>.yaml``: the group of every task, aggregating ``acc`` and ``acc_norm``
+  weighted by size. When some variants are romanized copies of others
+  (``variant.json`` ``method: romanization``), a language is then counted twice
+  (hin_Deva and hin_Latn), so two more groups say what they hold:
+  ``_<name>_native.yaml`` (group ``<name>_native``: the variants as written,
+  each language once; the score to compare models on) and
+  ``_<name>_romanized.yaml`` (group ``<name>_romanized``: the romanized copies
+  only). ``<name>`` stays every task, as before (:func:`group_names`).
 
 Where a task finds its data (:func:`task_yaml`), first match wins:
 
@@ -291,6 +297,23 @@ def group_yaml(group: str, tasks: list[str]) -> str:
     })
 
 
+def group_names(name: str, variants, romanized) -> dict[str, list[str]]:
+    """Group name -> the variants it scores: ``name`` every variant; with romanized copies among them, also
+    ``name_native`` (the others) and ``name_romanized`` (those), so that no group mistakes a copy for a
+    language of its own without saying so.
+
+    >>> group_names("sib", ["hin_Deva", "hin_Latn", "eng_Latn"], {"hin_Latn"})
+    {'sib': ['eng_Latn', 'hin_Deva', 'hin_Latn'], 'sib_native': ['eng_Latn', 'hin_Deva'], 'sib_romanized': ['hin_Latn']}
+    >>> group_names("sib", ["hin_Deva"], set())
+    {'sib': ['hin_Deva']}
+    """
+    every = sorted(variants)
+    copies = [v for v in every if v in set(romanized or ())]
+    if not copies:
+        return {name: every}
+    return {name: every, f"{name}_native": [v for v in every if v not in copies], f"{name}_romanized": copies}
+
+
 def template_yaml(settings: dict, *, hook: bool) -> str:
     """The shared template: the header, the ``custom_dataset`` hook line (a constant) when the tasks read
     paths relative to themselves, then ``settings`` and the metrics, serialized."""
@@ -310,8 +333,11 @@ def _file_name(folder: Path, fname: str) -> str:
 
 def write_lm_eval(folder: Path, *, name: str, kind: str, files: dict[str, dict[str, str]],
                   data_root: str | None = None, labels: list[str] | None = None, hub_repo: str | None = None,
-                  schema: str = "ours") -> tuple[list[str], list[str]]:
-    """Write the template, one task per variant and the group; return (file names, task names).
+                  schema: str = "ours", romanized=()) -> tuple[list[str], list[str]]:
+    """Write the template, one task per variant and the groups; return (file names, task names).
+
+    ``romanized``: the variants that are romanized copies of others (:func:`group_names`: the native
+    and romanized groups beside the one of every task).
 
     ``files`` maps variant -> split -> path relative to the export folder; with
     neither ``hub_repo`` nor ``data_root`` the tasks read them relative to
@@ -335,7 +361,8 @@ def write_lm_eval(folder: Path, *, name: str, kind: str, files: dict[str, dict[s
         tasks.append(task)
         written[_file_name(folder, f"{task}.yaml")] = task_yaml(
             task, template_name, files[variant], data_root, hub_repo=hub_repo, config=variant)
-    written[_file_name(folder, f"_{name}.yaml")] = group_yaml(name, tasks)
+    for group, members in group_names(name, files, romanized).items():
+        written[_file_name(folder, f"_{group}.yaml")] = group_yaml(group, [f"{name}_{v}" for v in members])
     for fname, text in written.items():
         path_under(folder, fname).write_text(text, encoding="utf-8", newline="\n")
     return sorted(written), tasks

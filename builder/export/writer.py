@@ -196,17 +196,42 @@ def read_input(built, out, *, license_id: str | None = None, source: str | None 
     check_releasable(audit, ds.root)
     manifest = ds.manifest or {}
     build_info = manifest.get("build", manifest)
-    name = slug(name or manifest.get("name") or manifest.get("recipe") or ds.root.resolve().name)
+    # the name as given is what people read (the card's title when no pretty name is given); its slug is
+    # the config and lm-eval task name (sib200-full -> sib200_full), docs/release.md
+    given = name or manifest.get("name") or manifest.get("recipe") or ds.root.resolve().name
+    name = slug(given)
     reports = _reports(ds.root)
     if card_reports is not None:  # builder release: the reports of its own stages
         reports = {"agreement.json": card_reports.get("agreement"), "qc_report.json": card_reports.get("qc"),
                    "baselines": card_reports.get("baselines")}
     labels = _labels(ds)
     return ExportInput(dataset=ds, audit=audit, published=published, name=name,
-                       pretty_name=pretty_name or manifest.get("pretty_name") or name, build_info=build_info,
+                       pretty_name=pretty_name or manifest.get("pretty_name") or given, build_info=build_info,
                        reports=reports, labels=labels,
                        class_labels=labels if ds.kind == "topic" and published.class_labels else None,
                        hub_repo=hub_repo)
+
+
+def romanized_variants(source: ExportInput) -> set[str]:
+    """The variants whose ``variant.json`` says they are romanized copies (``method: romanization``): the
+    lm-eval groups keep them apart from the variants as written (:func:`.lmeval.group_names`)."""
+    out = set()
+    for variant in source.dataset.variants:
+        info = source.dataset.variant_info(variant)
+        if info is not None and info.method == "romanization":
+            out.add(variant)
+    return out
+
+
+def _write_attribution(stage: Path, source: ExportInput, card) -> None:
+    """``ATTRIBUTION.md`` with the changes the build made to each source's variants (romanized, aligned,
+    projected: :func:`data_cards.legal.derived_changes`, from each ``variant.json``), as share-alike
+    licenses ask. (It replaces the file the card step wrote; that step could write it so itself.)"""
+    from data_cards.legal import derived_changes, render_attribution
+
+    text = render_attribution(source.name, source.audit.overall, card.references,
+                              changes=derived_changes(card.variant_info))
+    (stage / "ATTRIBUTION.md").write_text(text, encoding="utf-8", newline="\n")
 
 
 def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_data_root: str | None = None,
@@ -228,6 +253,7 @@ def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_dat
     with staging_dir(out, marker=is_export, what="export", mark=False) as stage:
         variants = write_variants(stage, source, jobs=jobs, backend=backend, address=address, progress=progress)
         card = write_card(stage, source, variants, gate_failing_allowed=gate_failing_allowed)
+        _write_attribution(stage, source, card)
         write_croissant(stage, source, variants, card)
         files = dict(variants.files)
         files.update({rel: {} for rel in DOCUMENTS})
@@ -236,7 +262,7 @@ def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_dat
             written, tasks = write_lm_eval(stage / "lm_eval", name=source.name, kind=source.dataset.kind,
                                            files=variants.split_files, data_root=lm_eval_data_root,
                                            labels=source.labels, hub_repo=source.hub_repo,
-                                           schema=source.published.name)
+                                           schema=source.published.name, romanized=romanized_variants(source))
             files.update({f"lm_eval/{f}": {} for f in written})
         write_manifest(stage, source, variants.sizes, files, tasks)
     return files, tasks
