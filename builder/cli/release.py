@@ -16,8 +16,9 @@ from .common import AppContext, OutputFolder, backend_option, echo, echo_error, 
               help="Release folder: stages/, export/, release.json, report.html (an existing one must be an "
                    "earlier release; its up-to-date stages are skipped).")
 @click.option("--from", "from_stage", metavar="STAGE",
-              help="Run this stage and every later one again even if up to date (a stage name such as qc, or "
-                   "a prefix such as extend for every extend-* stage).")
+              help="Run this stage and every later one again even if up to date: a stage name such as qc, or "
+                   "the part before a dash, such as extend: the first extend-* stage in plan order and every stage "
+                   "after it.")
 @click.option("--allow-failing-gate", is_flag=True,
               help="Export even when the qc gate fails; the card and the report then say so.")
 @jobs_option

@@ -33,6 +33,9 @@ from .recipe import (AnnotationEntry, AssembleEntry, DatasetEntry, ExtendEntry, 
                      RomanizeEntry, check_baselines_kind)
 from .stages import Stage
 
+#: What the release says of the baselines when the recipe has no ``baselines:`` key (the stage is not planned).
+BASELINES_NOT_RUN = "not run (no `baselines:` in the recipe)"
+
 #: Baselines a release scores when the recipe names none, by kind.
 DEFAULT_BASELINES = {"topic": ("majority", "char_linear"), "mc": ("chance", "sliding_window", "bow_lr")}
 
@@ -63,6 +66,9 @@ class Plan:
     qc: Stage | None = None
     export: Path | None = None
     quiet: bool = False
+    #: stage -> why the recipe has it not run (``baselines``: no ``baselines:`` key), for release.json and the
+    #: report to say so rather than leave the stage out without a word
+    not_run: dict[str, str] = field(default_factory=dict)
 
     def stage(self, name: str, inputs: dict, options: dict, action: Callable[[Path], dict], *,
               output: Path | None = None, describe: str = "", parallel: bool = False) -> Stage:
@@ -242,7 +248,7 @@ def _extend(plan: Plan, src: ExtendEntry) -> None:
 
 def _romanize(plan: Plan, src: RomanizeEntry) -> None:
     report, root = plan.reporter(), plan.root
-    base = plan.need(src.source, f"{src.where}.from")
+    base = plan.need(src.source, src.from_key)
     v = f"{variant_language(base.code)}_Latn"
     fallback = plan.recipe.license
 
@@ -261,7 +267,7 @@ def _romanize(plan: Plan, src: RomanizeEntry) -> None:
                     {"scheme": src.scheme or "iso", "allow_leftover": src.allow_leftover,
                      "license": fallback},
                     romanize, parallel=True)
-    plan.add_variant(Variant(v, st.output / v, f"romanized from {base.code}", kind=base.kind), src.where)
+    plan.add_variant(Variant(v, st.output / v, f"romanized from {base.code}", kind=base.kind), src.from_key)
 
 
 _ADDERS = {"annotation": _annotation, "assemble": _assemble, "dataset": _dataset_source, "extend": _extend,
@@ -311,6 +317,8 @@ def _licenses(plan: Plan) -> None:
 def _baselines(plan: Plan) -> None:
     b = plan.recipe.baselines
     if b is None:
+        plan.not_run["baselines"] = BASELINES_NOT_RUN
+        plan.reporter().info(f"release: baselines: {BASELINES_NOT_RUN}")
         return
     names = b.names or DEFAULT_BASELINES[plan.kind]
     split = b.split or ("test" if plan.kind == "topic" else "dev")

@@ -24,7 +24,7 @@ relative paths resolve against the recipe's folder. Shape::
         only: [hin_Deva]                # optional subset
         align: pivot                    # optional (topic): re-split by the pivot's index_ids
       - extend: {variant: nqo_Nkoo, from: eng_Latn, parallel: [a.dev, a.devtest]}
-      - romanize: {from: hin_Deva, scheme: iso}
+      - romanize: {from: hin_Deva, scheme: iso}   # or from: [hin_Deva, ben_Beng, ...]: one stage each
     qc: {config: qc.yaml}               # optional; qc: false skips the gate (the card says so)
     export: {lm_eval: true}
     baselines: {names: [majority, char_tfidf], split: test, seed: 0}
@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from schemas.codes import validate_variant_code
-from schemas.errors import RecipeError, SourceNotFoundError, ToolkitError
-from schemas.io import read_text_utf8, read_yaml
+from schemas.errors import RecipeError, ToolkitError
+from schemas.io import read_text_utf8, read_yaml, require_path
 from schemas.names import shown
 from schemas.validate import Checker, unknown_key
 
@@ -143,12 +143,19 @@ class ExtendEntry(_Entry):
 
 @dataclass(frozen=True)
 class RomanizeEntry(_Entry):
-    """The Latin-script copy of ``source`` (the recipe's ``from``)."""
+    """The Latin-script copy of ``source`` (the recipe's ``from``; ``position``: its place when ``from``
+    is a list of codes, each of which becomes one entry and one stage)."""
 
     source: str = ""
     scheme: str | None = None
     allow_leftover: bool = False
+    position: int | None = None
     kind: ClassVar[str] = "romanize"
+
+    @property
+    def from_key(self) -> str:
+        """The key path of this entry's source code, for messages (``variants[3].romanize.from[2]``)."""
+        return f"{self.where}.from" + ("" if self.position is None else f"[{self.position}]")
 
 
 VariantSource = AnnotationEntry | AssembleEntry | DatasetEntry | ExtendEntry | RomanizeEntry
@@ -281,9 +288,7 @@ def unknown_value(what: str, value: Any, known, *, of: str = "") -> str:
 
 def load_release_recipe(path: str | Path) -> ReleaseRecipe:
     """Read and validate a release recipe file; errors name the file and the key."""
-    path = Path(path)
-    if not path.is_file():
-        raise SourceNotFoundError("release recipe not found", file=path)
+    path = require_path(path, what="release recipe", kind="file")
     data = read_yaml(path)
     return release_from_dict(data, file=path)
 
@@ -303,7 +308,7 @@ def release_from_dict(data: Any, *, file: Path | None = None) -> ReleaseRecipe:
     variants = data["variants"]
     if not isinstance(variants, list) or not variants:
         chk.fail("variants", f"expected a non-empty list, found {variants!r}")
-    sources = tuple(_variant_source(chk, i, raw) for i, raw in enumerate(variants))
+    sources = tuple(entry for i, raw in enumerate(variants) for entry in _variant_sources(chk, i, raw))
     qc = _qc(chk, data.get("qc"))
     raw_export = dict(chk.mapping("export", data.get("export")))
     chk.keys("export", raw_export, _EXPORT)
@@ -397,7 +402,7 @@ def _assembly(chk: _Release, key: str, path: Path) -> None:
     load_recipe(path)  # its own loader: an error names that file and its key (its name too: Checker.name)
 
 
-def _romanizable(chk: _Release, key: str, code: str, scheme: str | None) -> None:
+def _romanizable(chk: _Release, key: str, code: str, scheme: str | None, from_key: str | None = None) -> None:
     """The romanize stage has a romanizer for ``code``'s script and, if given, ``scheme`` is one of its
     schemes (:data:`builder.variants.romanize.ROMANIZATION`, the table the stage reads)."""
     from builder.variants.romanize import ROMANIZATION
@@ -406,12 +411,18 @@ def _romanizable(chk: _Release, key: str, code: str, scheme: str | None) -> None
     script = script_of(code)
     method = ROMANIZATION.get(script)
     if method is None:
-        chk.fail(f"{key}.from", unknown_value("script to romanize", script, sorted(ROMANIZATION), of=f" ({code})"))
+        chk.fail(from_key or f"{key}.from", unknown_value("script to romanize", script, sorted(ROMANIZATION), of=f" ({code})"))
     if scheme is not None:
         chk.known(f"{key}.scheme", scheme, method.schemes, "scheme", of=f" for script {script}")
 
 
-def _variant_source(chk: _Release, i: int, raw: Any) -> VariantSource:
+def _variant_sources(chk: _Release, i: int, raw: Any) -> tuple[VariantSource, ...]:
+    """The entries of ``variants[i]``: one, or one per code of a ``romanize.from`` list."""
+    entry = _variant_source(chk, i, raw)
+    return entry if isinstance(entry, tuple) else (entry,)
+
+
+def _variant_source(chk: _Release, i: int, raw: Any) -> "VariantSource | tuple[RomanizeEntry, ...]":
     where = f"variants[{i}]"
     if not isinstance(raw, Mapping):
         chk.fail(where, f"expected a mapping with one of {', '.join(_KINDS)}, found {raw!r}")
@@ -492,8 +503,20 @@ def _variant_source(chk: _Release, i: int, raw: Any) -> VariantSource:
             translations=optional_file("translations"), expected_lines=lines, config=config,
             license=optional_license())
     chk.keys(key, body, _ROMANIZE)
-    source, scheme = chk.code(f"{key}.from", body["from"]), optional_text("scheme")
+    scheme = optional_text("scheme")
+    allow = chk.flag(f"{key}.allow_leftover", body["allow_leftover"]) if "allow_leftover" in body else False
+    if isinstance(body["from"], list):  # one stage per code, each checked as a single from is
+        codes = chk.names(f"{key}.from", body["from"])
+        seen: dict[str, int] = {}
+        entries = []
+        for j, value in enumerate(codes):
+            code = chk.code(f"{key}.from[{j}]", value)
+            if code in seen:
+                chk.fail(f"{key}.from[{j}]", f"{code} is listed twice (first at from[{seen[code]}])")
+            seen[code] = j
+            _romanizable(chk, key, code, scheme, from_key=f"{key}.from[{j}]")
+            entries.append(RomanizeEntry(i, source=code, scheme=scheme, allow_leftover=allow, position=j))
+        return tuple(entries)
+    source = chk.code(f"{key}.from", body["from"])
     _romanizable(chk, key, source, scheme)
-    return RomanizeEntry(i, source=source, scheme=scheme,
-                         allow_leftover=chk.flag(f"{key}.allow_leftover", body["allow_leftover"])
-                         if "allow_leftover" in body else False)
+    return RomanizeEntry(i, source=source, scheme=scheme, allow_leftover=allow)
