@@ -28,6 +28,7 @@ from .textnorm import char_shingles_many, normalize
 
 NAME = "duplicates"
 KINDS = ("mc", "topic")
+NAMED = 10  # near pairs named in a result (closest first), with their texts shortened
 _P = np.random.default_rng(20130).integers(1, 2**63, size=(2, 1024), dtype=np.uint64) | np.uint64(1)
 
 
@@ -59,30 +60,63 @@ def minhash(shingles: list[np.ndarray], num_perm: int, chunk: int = 1 << 13) -> 
 
 
 def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5, num_perm: int = 32,
-                         bands: int = 8, normalized: bool = False) -> list[tuple[int, int, float]]:
-    """Pairs ``(i, j, jaccard)`` of distinct texts whose shingle Jaccard is at least ``threshold``."""
-    sh = char_shingles_many([t if normalized else normalize(t) for t in texts], k)
+                         bands: int = 8, normalized: bool = False, others: list[str] | None = None,
+                         groups: list | None = None) -> list[tuple[int, int, float]]:
+    """Pairs ``(i, j, jaccard)`` of distinct texts whose shingle Jaccard is at least ``threshold``.
+
+    With ``groups`` (one label per text, e.g. its split) only pairs of
+    different groups are returned, and texts equal after normalisation are
+    left out (they are exact matches, not near ones). ``others`` is the same
+    for two lists: pairs across them only, ``i`` indexing ``texts`` and ``j``
+    ``others``. One signature per text serves every pair of groups.
+
+    >>> near_duplicate_pairs(["the cat sat on the mat today", "a dog"], others=["the cat sat on the mat today!"])
+    [(0, 0, 0.96)]
+    """
+    n = len(texts)
+    if others is not None:
+        return [(i, j - n, jac) for i, j, jac in near_duplicate_pairs(
+            list(texts) + list(others), threshold=threshold, k=k, num_perm=num_perm, bands=bands,
+            normalized=normalized, groups=[0] * n + [1] * len(others))]
+    pool = [t if normalized else normalize(t) for t in texts]
+    sh = char_shingles_many(pool, k)
     sig = minhash(sh, num_perm)
     rows = num_perm // bands
+    live = np.flatnonzero([len(x) > 0 for x in sh])
+    codes = None if groups is None else pd.factorize(pd.Series(list(groups), dtype=object))[0]
     candidates: set[tuple[int, int]] = set()
     for band in range(bands):
-        buckets: dict[bytes, list[int]] = defaultdict(list)
-        block = np.ascontiguousarray(sig[:, band * rows:(band + 1) * rows])
-        for i in range(len(texts)):
-            if len(sh[i]):
-                buckets[block[i].tobytes()].append(i)
-        for members in buckets.values():
-            if 1 < len(members) <= 50:  # a huge bucket means a degenerate text; exact check catches it
-                for x in range(len(members)):
-                    for y in range(x + 1, len(members)):
-                        candidates.add((members[x], members[y]))
+        block = np.ascontiguousarray(sig[live, band * rows:(band + 1) * rows])
+        keys = block.view(np.dtype((np.void, block.dtype.itemsize * rows))).ravel()
+        _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+        inverse = inverse.ravel()
+        # a huge bucket means a degenerate text; the exact check catches it
+        busy = np.flatnonzero((counts[inverse] > 1) & (counts[inverse] <= 50))
+        if not len(busy):
+            continue
+        order = busy[np.argsort(inverse[busy], kind="stable")]
+        for members in np.split(live[order], np.flatnonzero(np.diff(inverse[order])) + 1):
+            members = members.tolist()
+            for x in range(len(members)):
+                for y in range(x + 1, len(members)):
+                    a, b = members[x], members[y]
+                    if codes is None or codes[a] != codes[b]:
+                        candidates.add((a, b))
     out = []
     for i, j in sorted(candidates):
+        if codes is not None and pool[i] == pool[j]:
+            continue
         inter = len(np.intersect1d(sh[i], sh[j], assume_unique=True))
         jac = inter / (len(sh[i]) + len(sh[j]) - inter)
         if jac >= threshold:
             out.append((i, j, round(float(jac), 4)))
     return out
+
+
+def shorten(text: str, width: int = 60) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis (for report rows)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
 def _normalizer():
@@ -151,9 +185,12 @@ def _scan(table: pd.DataFrame, unit: str, params: dict) -> dict:
         pairs = near_duplicate_pairs(distinct, threshold=params["near_jaccard"], k=params["shingle"],
                                      num_perm=params["num_perm"], bands=params["bands"], normalized=True)
     exact = [g for g in members if len(g) > 1]
+    shown = distinct if unit != "questions" else [t.split(" || ", 1)[-1] for t in distinct]
+    named = [{"ids": [members[i][0], members[j][0]], "jaccard": jac, "texts": [shorten(shown[i]), shorten(shown[j])]}
+             for i, j, jac in sorted(pairs, key=lambda p: -p[2])[:NAMED]]
     return {"exact": int(sum(len(g) - 1 for g in exact)), "distinct": len(distinct), "pairs": len(pairs),
             "involved": len({i for p in pairs for i in p[:2]}), "exact_groups": [g[:3] for g in exact[:3]],
-            "near_examples": [[members[i][0], members[j][0]] for i, j, _ in pairs[:3]]}
+            "near_examples": [[members[i][0], members[j][0]] for i, j, _ in pairs[:3]], "near_named": named}
 
 
 def _members(codes: np.ndarray, ids: np.ndarray, n: int) -> list[list]:
@@ -185,6 +222,7 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         share = sum(x["involved"] for x in scans) / distinct if distinct else 0.0
         exact_groups = [g for x in scans for g in x["exact_groups"]][:3]
         near = [g for x in scans for g in x["near_examples"]][:3]
+        named = sorted((n for x in scans for n in x["near_named"]), key=lambda n: -n["jaccard"])[:NAMED]
         exact_fails = n_exact > params["max_exact"]
         passed = not exact_fails and share <= params["max_near_share"]
         reason = None if passed else ("exact_duplicate" if exact_fails else "near_duplicate")
@@ -193,11 +231,13 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
             detail += f", first: {_ids(exact_groups)}"
         detail += (f"; {n_pairs} near-duplicate pair(s) at Jaccard >= {params['near_jaccard']} involving "
                    f"{share:.1%} of {distinct} distinct {unit} (max {params['max_near_share']:.0%}, within splits)")
-        if near:
-            detail += f", first: {_ids(near)}"
+        if named:  # named even under the allowance: each is a pair to look at
+            detail += ", closest: " + "; ".join(f"{a} ~ {b} ({n['jaccard']:.2f})" for n in named[:3]
+                                                for a, b in [n["ids"]])
         value, threshold = (n_exact, params["max_exact"]) if exact_fails else (share, params["max_near_share"])
         out.append(CheckResult(
             data.variant, f"{NAME}:{unit}", passed, value=value, threshold=threshold, reason=reason, detail=detail,
             extra={"exact": n_exact, "near_pairs": n_pairs, "distinct": distinct, "near_share": share,
-                   "examples": (exact_groups + near)[:6], "exact_examples": exact_groups, "near_examples": near}))
+                   "examples": (exact_groups + near)[:6], "exact_examples": exact_groups, "near_examples": near,
+                   "near_named": named}))
     return out

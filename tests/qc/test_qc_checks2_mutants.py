@@ -670,16 +670,23 @@ def test_duplicates_reports_exact_and_near_duplicates_of_passages_and_questions(
     assert (passages.value, passages.threshold) == (1, 0)
     assert passages.detail == ("1 exact duplicate(s) (max 0), first: test:p1 = test:p2; 1 near-duplicate pair(s) at "
                                "Jaccard >= 0.8 involving 66.7% of 3 distinct passages (max 1%, within splits), "
-                               "first: test:p1 = test:p3")
+                               "closest: test:p1 ~ test:p3 (0.98)")
+    cut = BASE[:59] + "\u2026"
     assert passages.extra == {"exact": 1, "near_pairs": 1, "distinct": 3, "near_share": 2 / 3,
                               "examples": [["test:p1", "test:p2"], ["test:p1", "test:p3"]],
-                              "exact_examples": [["test:p1", "test:p2"]], "near_examples": [["test:p1", "test:p3"]]}
+                              "exact_examples": [["test:p1", "test:p2"]], "near_examples": [["test:p1", "test:p3"]],
+                              "near_named": [{"ids": ["test:p1", "test:p3"], "texts": [cut, cut],
+                                              "jaccard": round(_jaccard(BASE, BASE + "!"), 4)}]}
     assert (questions.check, questions.passed, questions.reason) == ("duplicates:questions", False, "near_duplicate")
     assert (questions.value, questions.threshold) == (0.4, 0.01)
     assert questions.detail == ("0 exact duplicate(s) (max 0); 1 near-duplicate pair(s) at Jaccard >= 0.8 "
                                 "involving 40.0% of 5 distinct questions (max 1%, within splits), "
-                                "first: test:p3/2 = test:p3/1")
+                                "closest: test:p3/2 ~ test:p3/1 (0.86)")
     assert questions.extra["exact_examples"] == [] and questions.extra["near_pairs"] == 1
+    # a near question is named with its question and options (not the passage)
+    assert questions.extra["near_named"] == [{"ids": ["test:p3/2", "test:p3/1"], "jaccard": 0.8621,
+                                              "texts": ["where? | fox | dog | cat | skies",
+                                                        "where? | fox | dog | cat | sky"]}]
 
 
 def test_duplicates_boundaries_of_max_exact_and_max_near_share():
