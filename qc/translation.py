@@ -11,16 +11,18 @@ written in: every Unicode decimal digit (general category Nd: ASCII,
 Arabic-Indic, Extended Arabic-Indic, Devanagari, Bengali, N'Ko, Thai, Tibetan,
 fullwidth...) by its :func:`unicodedata.decimal` value, and Ethiopic numerals
 (category No: additive, not positional) by their value. A group or decimal
-mark (``,`` ``.`` ``:`` ``'``, Arabic ``،`` ``٫`` ``٬``, Urdu ``۔`` as in
+mark (``,`` ``.`` ``'``, Arabic ``،`` ``٫`` ``٬``, Urdu ``۔`` as in
 ``3۔7``; a space, no-break or thin, between thousands only) between two
 digits joins them, so ``1,000``, ``1.000``, ``1 000`` and ``1,00,000``
 (lakh grouping) read as ``1000`` and ``100000``: translations regroup
-digits and swap decimal marks (and write 9.00 for 9:00), which is not a different number.
+digits and swap decimal marks, which is not a different number. A colon
+does not join: ``9:00`` is 9 and 0 (and ``9.00`` is 900), since ``6:6`` is a
+score where English writes ``6-6``; times written both ways are a warning.
 
 >>> numbers("In 1994, ߁߉߉߄ and ١٢ or 12; ፲፪፻፴፬ km, 19،500")
 ['1994', '1994', '12', '12', '1234', '19500']
->>> numbers("3,5 km vs 3.5 km, at 09:00 or 9.00")
-['35', '35', '900', '900']
+>>> numbers("3,5 km vs 3.5 km, at 09:00")
+['35', '35', '9', '0']
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ import pandas as pd
 from .result import VariantData
 
 #: Characters that join the digits on either side into one number (group and decimal marks).
-SEPARATORS = frozenset(",.:'\u060c\u066b\u066c\u06d4 \u00a0\u202f\u2009")
+SEPARATORS = frozenset(",.'\u060c\u066b\u066c\u06d4 \u00a0\u202f\u2009")
 _SPACES = frozenset(" \u00a0\u202f\u2009")
 #: Ethiopic numerals (U+1369-U+137C): their numeric values.
 _ETHIOPIC = {chr(cp): int(unicodedata.numeric(chr(cp))) for cp in range(0x1369, 0x137D)}
