@@ -4,10 +4,10 @@ Drawn by hand rather than with matplotlib so the markup carries no ids, dates
 or embedded fonts and is byte-identical for the same summary; its colours come
 from the page's CSS classes (``bar``, ``ci``, ``grid``...), its text from the
 page's font. Every string is escaped. Two charts: the drop ledger (one bar per
-source and reason, grouped by source, largest first) and accuracy per variant
-(one chart per baseline, variants grouped by script in the order of
-:func:`builder.evaluation.plots.order_by_script`, with the interval drawn as a
-whisker).
+source and reason, grouped by source, largest first; the largest rows only when
+there are many) and accuracy by script (one chart per baseline, one row per
+script with the median, the middle half and the range of its variants: as tall
+at 1,500 variants as at 20).
 
 >>> heat(0, 10), heat(10, 10)
 ('#f6f8fa', '#0b4f9c')
@@ -19,12 +19,11 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from builder.evaluation.plots import order_by_script
 from schemas.escape import for_html as escape
 
 _ROW = 20  # px per bar row
 _LABEL, _BAR = 230, 400  # px of the label column and of the bar area (drops)
-_ACC_LABEL, _ACC_BAR = 150, 360  # the same for accuracy: two charts side by side on a laptop screen
+_SCRIPT_LABEL, _SCRIPT_BAR, _SCRIPT_ROW = 150, 300, 16  # accuracy by script: two charts side by side at 1280 px
 
 
 def _n(x: float) -> str:
@@ -53,12 +52,17 @@ def missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def drops_chart(drops: Sequence[dict]) -> str:
-    """Horizontal bars of dropped records: a heading per source (with its total), a bar per reason."""
+def drops_chart(drops: Sequence[dict], *, limit: int = 12) -> str:
+    """Horizontal bars of dropped records: a heading per source (with its total), a bar per reason.
+
+    Only the ``limit`` largest rows are drawn (a last line says how many are left to the table).
+    """
+    kept = sorted(drops, key=lambda d: (-int(d["count"]), str(d["source"]), str(d["reason"])))[:limit]
+    left_out = len(drops) - len(kept)
     by_source: dict[str, list[dict]] = {}
-    for d in drops:
+    for d in kept:
         by_source.setdefault(str(d["source"]), []).append(d)
-    total = {s: sum(int(d["count"]) for d in ds) for s, ds in by_source.items()}
+    total = {s: sum(int(d["count"]) for d in drops if str(d["source"]) == s) for s in by_source}
     top = max([int(d["count"]) for d in drops] + [1])
     body, y = [], 0
     for source in sorted(by_source, key=lambda s: (-total[s], s)):
@@ -72,57 +76,74 @@ def drops_chart(drops: Sequence[dict]) -> str:
             body.append(_label(_LABEL + width + 6, y + 14, f"{count:,}", "value"))
             y += _ROW
         y += 6
-    return _svg(_LABEL + _BAR + 70, y, "Dropped records by source and reason; the table below has the same numbers",
+    if left_out:
+        body.append(_label(0, y + 14, f"\u2026 and {left_out:,} smaller rows (in the table)", "tick"))
+        y += _ROW
+    return _svg(_LABEL + _BAR + 70, y, "Dropped records by source and reason; the drop ledger table has the same numbers",
                 body)
 
 
-def accuracy_chart(variants: Sequence[dict], baseline: str, *, chance: float | None = None) -> str:
-    """Accuracy of ``baseline`` per variant, grouped by script, with the interval as a whisker.
+def quantile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (linear between the order statistics, as numpy's default).
 
-    ``chance`` (a share, e.g. 0.25 for four options) draws a dashed line.
-    Variants without a score for ``baseline`` are left out.
+    >>> quantile([1, 2, 3, 4], 0.5), quantile([1, 2, 3, 4], 0.25)
+    (2.5, 1.75)
     """
-    rows = []
-    for v in variants:
-        for b in v["baselines"]:
-            if b["baseline"] == baseline and not missing(b["accuracy"]):
-                rows.append({"variant": str(v["variant"]), "script": str(v["script"]), "accuracy": b["accuracy"],
-                             "ci_low": b.get("ci_low"), "ci_high": b.get("ci_high")})
-    by_variant = {r["variant"]: r for r in rows}
-    order = order_by_script(rows)
-    top = 20  # the axis labels
-    bottom = top + _ROW * (len(order) + len({r["script"] for r in rows}))
-    left, span = _ACC_LABEL, _ACC_BAR
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def script_chart(groups: Sequence[dict], baseline: str, *, chance: float | None = None) -> str:
+    """Accuracy of ``baseline`` per group of variants: one row per group, never one per variant.
+
+    ``groups`` are ``{"label", "values", "derived"}`` in drawing order (``values`` are shares in 0..1);
+    each row has the range (a line from the lowest to the highest variant), the middle half (a box
+    from the first to the third quartile, from four variants up), the median (a dot, its value on the
+    right) and the number of variants. Derived groups (romanized, projected...) come after a gap.
+    ``chance`` draws a dashed line. The chart is as tall as the number of groups, whatever the number
+    of variants.
+    """
+    top, left, span, row = 20, _SCRIPT_LABEL, _SCRIPT_BAR, _SCRIPT_ROW
+    rows = [g for g in groups if g["values"]]
+    gap = 8 if any(g.get("derived") for g in rows) and not all(g.get("derived") for g in rows) else 0
+    bottom = top + row * len(rows) + gap
     body = []
     for tick in (0, 25, 50, 75, 100):
         x = left + span * tick / 100
         body.append(f'<line class="grid" x1="{_n(x)}" y1="{top - 4}" x2="{_n(x)}" y2="{bottom}"/>')
         body.append(_label(x, 12, f"{tick}%", "tick", "middle"))
-    y, script = top, None
-    for name in order:
-        r = by_variant[name]
-        if r["script"] != script:
-            script = r["script"]
-            group = [by_variant[n]["accuracy"] for n in order if by_variant[n]["script"] == script]
-            body.append(_label(0, y + 14, f"{script}: mean {100 * sum(group) / len(group):.1f}%", "group",
-                               room=left + span))
-            y += _ROW
-        acc, mid = r["accuracy"], y + _ROW / 2
-        body.append(_label(16, y + 14, name, room=left - 6))
-        body.append(f'<rect class="bar" x="{left}" y="{y + 4}" width="{_n(span * acc)}" height="{_ROW - 8}"/>')
-        if not missing(r["ci_low"]) and not missing(r["ci_high"]):
-            lo, hi = left + span * r["ci_low"], left + span * r["ci_high"]
-            body.append(f'<path class="ci" d="M{_n(lo)} {_n(mid)}H{_n(hi)}M{_n(lo)} {_n(mid - 4)}V{_n(mid + 4)}'
-                        f'M{_n(hi)} {_n(mid - 4)}V{_n(mid + 4)}"/>')
-        body.append(_label(left + span + 8, y + 14, f"{100 * acc:.1f}%", "value"))
-        y += _ROW
+    y, seen_derived = top, False
+    for g in rows:
+        if g.get("derived") and not seen_derived:
+            seen_derived, y = True, y + gap
+        values = [float(v) for v in g["values"]]
+        med, lo, hi = quantile(values, 0.5), min(values), max(values)
+        mid = y + row / 2
+        tip = (f"{g['label']}: {len(values)} variant{'s' if len(values) != 1 else ''}, median {100 * med:.1f}%, "
+               f"range {100 * lo:.1f}\u2013{100 * hi:.1f}%")
+        body.append(f"<g><title>{escape(tip)}</title>")
+        body.append(_label(0, y + 11.5, str(g["label"]), "derived" if g.get("derived") else "", room=left - 34))
+        body.append(_label(left - 6, y + 11.5, f"{len(values)}", "tick", "end"))
+        body.append(f'<path class="range" d="M{_n(left + span * lo)} {_n(mid)}H{_n(left + span * hi)}"/>')
+        if len(values) >= 4:
+            q1, q3 = quantile(values, 0.25), quantile(values, 0.75)
+            body.append(f'<rect class="box" x="{_n(left + span * q1)}" y="{_n(mid - 4)}" '
+                        f'width="{_n(span * (q3 - q1))}" height="8"/>')
+        body.append(f'<circle class="dot" cx="{_n(left + span * med)}" cy="{_n(mid)}" r="3.5"/>')
+        body.append(_label(left + span + 8, y + 11.5, f"{100 * med:.1f}%", "value"))
+        body.append("</g>")
+        y += row
     if chance is not None:
         x = left + span * chance
         body.append(f'<line class="chance" x1="{_n(x)}" y1="{top - 4}" x2="{_n(x)}" y2="{y}"/>')
         body.append(_label(x + 4, y + 14, f"chance {100 * chance:.0f}%", "tick"))
         y += _ROW
-    label = f"Accuracy of {baseline} per variant, grouped by script; the variants table has the same numbers"
-    return _svg(left + span + 60, y + 4, label, body)
+    label = (f"Accuracy of {baseline} by script: per group of variants the median (dot), the middle half "
+             "(box) and the range (line); the variants table has every number")
+    return _svg(left + span + 56, y + 4, label, body)
 
 
 def heat(value: float, top: float) -> str:

@@ -2,6 +2,13 @@
 
 The summary is built from files only (never from timings or from which stages
 this run skipped), so a release resumed after a crash writes the same bytes.
+
+Two things it carries for the report beyond counts: each variant's ``derived``
+(``{"method", "from"}`` for a romanized, projected or aligned variant, read from
+its ``variant.json``, else from how the release made it; None for a variant as
+found) and each failing check's ``items``, the records it is about
+(``[{"ids": [...], "texts": [...]}]``, read from the check's ``extra`` in
+``qc_report.json``, texts cut to :data:`TEXT_CHARS`; see :func:`failing_items`).
 """
 from __future__ import annotations
 
@@ -9,12 +16,19 @@ import json
 from pathlib import Path
 
 from schemas.codes import variant_language, variant_script
+from schemas.errors import SchemaError
 from schemas.ledger import DropRow, total_drops
 from schemas.runtime.provenance import tool_info
 from schemas.io import write_json_atomic, write_text_atomic
+from schemas.variant import VariantInfo
 
-from .plan import Plan
+from .plan import Plan, Variant
 from .stages import STAGE_JSON
+
+#: A failing check's records in the summary: at most this many, each text cut to this many characters.
+MAX_ITEMS, TEXT_CHARS = 10, 160
+#: How the release plan words a variant it made from another one (plan.py), and the method it stands for.
+_MADE = (("romanized from ", "romanization"), ("projected from ", "projection"), ("aligned to ", "alignment"))
 
 
 def _json(path: Path | None):
@@ -36,9 +50,94 @@ def _gate(plan: Plan, qc: dict | None, allowed: bool) -> dict:
     for f in qc.get("failed", []):
         c = details.get((f.get("variant"), f.get("check")), {})
         detail = " ".join(str(c.get("detail") or f.get("reason") or "").split())
-        failing.append({"variant": f.get("variant"), "check": f.get("check"), "detail": detail})
+        failing.append({"variant": f.get("variant"), "check": f.get("check"), "detail": detail,
+                        "items": failing_items(c)})
     return {"verdict": "pass" if qc.get("passed") else "fail", "allowed_failing": allowed, "failing": failing,
             "report": "stages/qc/output/qc_report.md"}
+
+
+def _listed(value) -> list:
+    return [] if value is None else list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _item(value) -> dict | None:
+    """One record group of a check's ``extra``: ``{"ids", "texts"}`` from a dict, an id list or a text."""
+    jaccard = None
+    if isinstance(value, dict):
+        ids = _listed(value.get("ids", value.get("id")))
+        texts = _listed(value.get("texts", value.get("text")))
+        jaccard = value.get("jaccard")
+    elif isinstance(value, (list, tuple)):  # a group of ids (duplicates: ``exact_examples``, ``near_examples``)
+        ids, texts = list(value), []
+    elif isinstance(value, str):  # a text without its ids (leakage's exact ``examples``)
+        ids, texts = [], [value]
+    else:
+        return None
+    ids = [str(i) for i in ids if i is not None and not isinstance(i, (dict, list))]
+    texts = [" ".join(str(t).split())[:TEXT_CHARS] for t in texts if isinstance(t, str)]
+    if not ids and not texts:
+        return None
+    item = {"ids": ids, "texts": texts}
+    if isinstance(jaccard, (int, float)) and not isinstance(jaccard, bool):
+        item["jaccard"] = round(float(jaccard), 4)
+    return item
+
+
+#: Where a check's result names its records, richest first: ``items`` (any check), then exact and near pairs
+#: or groups as dicts with ids and texts (``exact_pairs``, ``exact_named``: the exact ones; ``near_pairs``,
+#: ``near_named``: leakage's and duplicates' near ones), then bare id groups (duplicates), then bare texts.
+RECORD_KEYS = ("items", "exact_pairs", "exact_named", "exact_examples", "near_pairs", "near_named",
+               "near_examples")
+
+
+def failing_items(check: dict) -> list[dict]:
+    """The records a failing check is about, from its result in ``qc_report.json`` (``extra`` is flattened
+    into it): a list of ``{"ids": [...], "texts": [...]}`` (``jaccard`` too for a near pair), e.g.
+    ``{"ids": ["train:17", "test:204"], "texts": ["the shared text"]}``, from the keys of
+    :data:`RECORD_KEYS` in that order, then ``examples`` (id groups or bare texts: leakage names its exact
+    matches so, without ids); a group named twice (ids alone, then with texts) is one, with its texts.
+    At most :data:`MAX_ITEMS`.
+
+    >>> failing_items({"items": [{"ids": ["train:1", "test:9"], "texts": ["A  cat."]}]})
+    [{'ids': ['train:1', 'test:9'], 'texts': ['A cat.']}]
+    >>> failing_items({"exact_examples": [["train:1", "train:4"]], "near_pairs": 2})
+    [{'ids': ['train:1', 'train:4'], 'texts': []}]
+    """
+    found: list[dict] = []
+    by_ids: dict[tuple, dict] = {}
+    for key in (*RECORD_KEYS, "examples"):
+        for value in _listed(check.get(key)):
+            item = _item(value)
+            if item is None:
+                continue
+            same = by_ids.get(tuple(item["ids"])) if item["ids"] else None
+            if same is not None:
+                same["texts"] = same["texts"] or item["texts"]
+                continue
+            if not item["ids"] and any(t in f["texts"] for f in found for t in item["texts"]):
+                continue  # a text already named with its ids
+            found.append(item)
+            if item["ids"]:
+                by_ids[tuple(item["ids"])] = item
+    return found[:MAX_ITEMS]
+
+
+def _derived(code: str, v: Variant | None, pivot: str) -> dict | None:
+    """``{"method", "from"}`` of a variant made from another one; None for one as found (or assembled)."""
+    if v is None or v.assembled:
+        return None
+    try:
+        info = VariantInfo.read(v.folder) if Path(v.folder).is_dir() else None
+    except SchemaError:
+        info = None
+    if info is not None and info.details.get("aligned") is not None:
+        return {"method": "alignment", "from": pivot}
+    if info is not None and info.method and info.source_variant and info.source_variant != code:
+        return {"method": info.method, "from": info.source_variant}
+    for prefix, method in _MADE:
+        if v.origin.startswith(prefix):
+            return {"method": method, "from": v.origin[len(prefix):].split(" ", 1)[0]}
+    return None
 
 
 def _records(plan: Plan) -> list[tuple[str, dict]]:
@@ -89,6 +188,7 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
         variants.append({
             "variant": code, "language": variant_language(code), "script": variant_script(code),
             "origin": v.origin if v else "",
+            "derived": _derived(code, v, r.pivot),
             "rows": {s["split"]: s["records"] for s in splits},
             "gate": {"verdict": "not run" if qc is None else ("fail" if code in failing_by_variant else "pass"),
                      "failing": failing_by_variant.get(code, [])},
