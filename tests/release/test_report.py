@@ -199,6 +199,9 @@ def test_every_summary_string_is_escaped(summary, tmp_path):
     bad["agreement"]["labels"][0] = MALICIOUS[0]
     bad["links"][0]["title"] = MALICIOUS[2]
     bad["stages"][0]["name"] = MALICIOUS[3]
+    bad["variants"][2]["derived"] = {"method": MALICIOUS[2], "from": MALICIOUS[1]}  # from the renamed hin_Deva
+    bad["gate"]["failing"][1]["items"] = [{"ids": [MALICIOUS[1], MALICIOUS[4]], "texts": [MALICIOUS[0]],
+                                           "jaccard": 0.9}]
     page = render_report(bad, base=release_folder(tmp_path, bad))
     for text in MALICIOUS:
         assert text not in page
@@ -209,6 +212,10 @@ def test_every_summary_string_is_escaped(summary, tmp_path):
     assert not [(t, k) for t, a in parsed.tags for k in a if k.startswith("on")]
     assert [r[0] for r in parsed.table("Variants")["rows"]][:2] == MALICIOUS[:2]  # shown as text, unchanged
     assert f"Release report: {MALICIOUS[3]}" in "".join(parsed.text)
+    # a derived variant's source and a failing check's records come back as text too
+    assert parsed.table("Derived variants")["rows"][0][:3] == ["hin_Latn", "derived", MALICIOUS[1]]
+    assert parsed.table("Failing checks")["rows"][1][3] == (f"{MALICIOUS[1]} = {MALICIOUS[4]} (Jaccard 0.90) "
+                                                            f"{MALICIOUS[0]}")  # in a <q>: quotes from CSS
 
 
 @settings(max_examples=40, deadline=None)
