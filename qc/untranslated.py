@@ -59,8 +59,13 @@ def similarities(texts: list[str], pivot_texts: list[str], k: int = 5) -> np.nda
 
 
 def _examples(ids, sims, texts, idx) -> list[dict]:
+    """The most similar of the units ``idx`` first (five at most), then by table order."""
     order = sorted(idx, key=lambda i: (-sims[i], i))[:5]
     return [{"id": ids[i], "jaccard": round(float(sims[i]), 4), "text": texts[i][:80]} for i in order]
+
+
+def _first(examples: list[dict]) -> str:
+    return "; first: " + ", ".join(f"{e['id']} ({e['jaccard']:.2f})" for e in examples[:3]) if examples else ""
 
 
 def run(data: VariantData, params: dict) -> list[CheckResult]:
@@ -71,35 +76,30 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
     if not pairs:
         return [skipped(data.variant, NAME, "no unit shares an id with the pivot")]
     near, warn, k = params["near_jaccard"], params["warn_jaccard"], params["shingle"]
-    ids, sims, texts, judged = [], [], [], 0
+    ids, sims, texts, same = [], [], [], []
     for unit, frame in pairs.items():
-        long_enough = frame["pivot_text"].map(lambda t: len(normalize(t)) >= params["min_chars"]).to_numpy()
-        f = frame[long_enough]
-        judged += len(f)
-        ids += [f"{unit}:{i}" for i in f["id"]]
-        sims += similarities(f["text"].tolist(), f["pivot_text"].tolist(), k).tolist()
-        texts += f["text"].tolist()
-    sims_a = np.array(sims)
-    bad = [i for i in range(len(sims)) if sims_a[i] >= near]
-    partial = [i for i in range(len(sims)) if warn <= sims_a[i] < near]
-    identical = sum(1 for i in bad if sims_a[i] == 1.0)
-    top = float(sims_a.max()) if len(sims_a) else 0.0
-    first = "; first: " + ", ".join(f"{e['id']} ({e['jaccard']:.2f})" for e in _examples(ids, sims_a, texts, bad)[:3]) \
-        if bad else ""
-    out = [CheckResult(
+        mine, ref = frame["text"].map(normalize), frame["pivot_text"].map(normalize)
+        judged = (ref.str.len() >= params["min_chars"]).to_numpy()
+        ids += [f"{unit}:{i}" for i in frame["id"][judged]]
+        sims += similarities(frame["text"][judged].tolist(), frame["pivot_text"][judged].tolist(), k).tolist()
+        texts += frame["text"][judged].tolist()
+        same += (mine[judged] == ref[judged]).tolist()
+    sims_a, n = np.array(sims), len(sims)
+    bad = [i for i in range(n) if sims_a[i] >= near]
+    partial = [i for i in range(n) if warn <= sims_a[i] < near]
+    identical = sum(1 for i in bad if same[i])
+    top = float(sims_a.max()) if n else 0.0
+    bad_examples, partial_examples = _examples(ids, sims_a, texts, bad), _examples(ids, sims_a, texts, partial)
+    gated = CheckResult(
         data.variant, NAME, not bad, value=len(bad), threshold=0, reason="untranslated" if bad else None,
-        detail=(f"vs {data.pivot_name}: {len(bad)} of {judged} units at shingle Jaccard >= {near} "
-                f"({identical} identical){first}; highest {top:.2f}"),
-        extra={"pivot": data.pivot_name, "units": judged, "untranslated": len(bad), "identical": identical,
-               "max_jaccard": top, "examples": _examples(ids, sims_a, texts, bad)})]
-    first = "; first: " + ", ".join(f"{e['id']} ({e['jaccard']:.2f})" for e in _examples(ids, sims_a, texts,
-                                                                                        partial)[:3]) \
-        if partial else ""
-    out.append(CheckResult(
+        detail=(f"vs {data.pivot_name}: {len(bad)} of {n} units at shingle Jaccard >= {near} "
+                f"({identical} identical){_first(bad_examples)}; highest {top:.2f}"),
+        extra={"pivot": data.pivot_name, "units": n, "untranslated": len(bad), "identical": identical,
+               "max_jaccard": top, "examples": bad_examples})
+    warning = CheckResult(
         data.variant, f"{NAME}:partial", not partial, value=len(partial), threshold=0, gate=False,
         reason="partly_untranslated" if partial else None,
-        detail=(f"vs {data.pivot_name}: {len(partial)} of {judged} units at {warn} <= Jaccard < {near} "
-                f"(a warning: names, loans or a half-translated sentence){first}"),
-        extra={"pivot": data.pivot_name, "units": judged, "partial": len(partial),
-               "examples": _examples(ids, sims_a, texts, partial)}))
-    return out
+        detail=(f"vs {data.pivot_name}: {len(partial)} of {n} units at {warn} <= Jaccard < {near} "
+                f"(a warning: names, loans or a half-translated sentence){_first(partial_examples)}"),
+        extra={"pivot": data.pivot_name, "units": n, "partial": len(partial), "examples": partial_examples})
+    return [gated, warning]
