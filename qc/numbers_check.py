@@ -70,7 +70,8 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
                 + (f"; {letters:.0%} of the digits are single digits in Latin words, read as letters (Arabizi) "
                    "on both sides" if as_letters else "")
                 + (f"; first (here vs pivot): {shown}" if shown else "")),
-        extra={"pivot": data.pivot_name, "units_with_numbers": with_numbers, "differ": len(differ), "conflicts": conflicts,
+        extra={"pivot": data.pivot_name, "units_with_numbers": with_numbers, "differ": len(differ),
+               "conflicts": conflicts,
                "letter_digit_share": letters, "digits_as_letters": as_letters, "examples": differ[:20]})]
 
 

@@ -56,8 +56,8 @@ def ethiopic_value(numeral: str) -> int:
     Units and tens add up; ``፻`` (100) multiplies what stands before it since
     the last ``፼`` (10 000), or 1; ``፼`` multiplies everything before it.
 
-    >>> ethiopic_value("፲፪፼፴፬፻፶፮"), ethiopic_value("፻፼"), ethiopic_value("፼፼"), ethiopic_value("፪፻፭")
-    (123456, 1000000, 100000000, 205)
+    >>> [ethiopic_value(x) for x in ("፲፪፼፴፬፻፶፮", "፻፼", "፼፼", "፪፻፭")]
+    [123456, 1000000, 100000000, 205]
     """
     total = section = cur = 0
     for c in numeral:

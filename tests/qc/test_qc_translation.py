@@ -171,7 +171,7 @@ def test_numbers_lists_the_misaligned_and_changed_numbers(sib):
     fra = run_numbers(_data(sib, "fra_Latn"), NUMBERS)[0]
     assert {"id": "texts:train/195", "variant": ["2019"], "pivot": ["2009"], "conflict": True} in fra.extra["examples"]
     hau = run_numbers(_data(sib, "hau_Latn"), NUMBERS)[0]
-    assert hau.extra["differ"] == 3 and hau.extra["conflicts"] == 0  # 547: a 9 more; 63: the 10 in words; 1319: a 100 more
+    assert hau.extra["differ"] == 3 and hau.extra["conflicts"] == 0  # 547 a 9 more, 63 ten in words, 1319 a 100
     assert numbers(_text(sib["hau_Latn"], "1272"))[:2] == numbers(_text(sib["eng_Latn"], "1272"))[:2] == ["4", "4130"]
 
 
