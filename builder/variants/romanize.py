@@ -10,10 +10,14 @@ licensed (see docs/variants.md for the comparison with aksharamukha).
 well enough, and why; they stop with one line.
 
 Before transliteration, :mod:`builder.variants.punctuation` writes the
-script's punctuation (danda -> ".") and digits; each mark is counted. Every
+script's punctuation (danda -> ".") and digits, with the stand-ins real text
+types for them (:data:`brahmic.STAND_INS`: Assamese U+09F7 for the danda) and
+the fractions that have a Latin form (:data:`brahmic.NUMBER_FORMS`); each mark
+is counted. Every
 run then checks that no native character is left (:func:`native_left`: any
 code point of the script's block, or whose Script or Script_Extensions is the
-source script, so a kept danda counts), that a second pass gives the same
+source script, so a kept danda counts, but not one Latin text uses too, such as
+U+02BC), that a second pass gives the same
 text, and, where the scheme
 has a way back, how many native runs come back exactly from the Latin text,
 with the reason of each that does not.
