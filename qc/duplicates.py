@@ -9,7 +9,11 @@ exact shingle Jaccard is at least ``near_jaccard``. The work is linear in the
 number of texts (plus the candidate pairs), not quadratic. A near-duplicate
 question only counts under the same passage (many passages legitimately ask
 "What is the main idea?"), so questions are compared pairwise within their
-passage. Everything is within one split; across splits is ``leakage``.
+passage. Everything is within one split; across splits is ``leakage``
+(which runs the same search with ``groups``: only pairs of two splits), and
+texts with two labels are ``label_conflict``'s. The near pairs found are
+named in the result (``near_named``: ids, Jaccard, shortened texts, closest
+first) even when their share is under ``max_near_share``.
 
 >>> pairs = near_duplicate_pairs(["the cat sat on the mat today", "the cat sat on the mat today!",
 ...                               "a completely different sentence"], threshold=0.8)
