@@ -117,6 +117,20 @@ def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5
     return out
 
 
+def around_difference(a: str, b: str, width: int = 30) -> tuple[str, str]:
+    """``a`` and ``b`` cut to ``width`` characters from a little before where they first differ.
+
+    >>> around_difference("the same start, then one word", "the same start, then two words", 12)
+    ('…hen one word', '…hen two word…')
+    """
+    a, b = " ".join(str(a).split()), " ".join(str(b).split())
+    same = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, same - width // 3)
+    cut = [t[start:start + width] for t in (a, b)]
+    return tuple(("…" if start else "") + c + ("…" if start + width < len(t) else "")
+                 for c, t in zip(cut, (a, b)))
+
+
 def shorten(text: str, width: int = 60) -> str:
     """``text`` cut to ``width`` characters with an ellipsis (for report rows)."""
     text = " ".join(str(text).split())

@@ -27,7 +27,7 @@ from itertools import combinations
 
 import pandas as pd
 
-from .duplicates import near_duplicate_pairs, shorten
+from .duplicates import around_difference, near_duplicate_pairs, shorten
 from .result import CheckResult, VariantData, skipped
 from .textnorm import normalize
 
@@ -48,12 +48,13 @@ def shared_texts(by_split: dict[str, pd.Series]) -> dict[tuple[str, str], list[s
 
 
 def near_shared(by_split: dict[str, pd.Series], ids: dict[str, pd.Series], params: dict) -> list[dict]:
-    """Near pairs across every pair of splits: ``{"ids", "jaccard", "texts"}``, closest first.
+    """Near pairs across every pair of splits: ``{"ids", "jaccard", "texts", "full"}``, closest first.
 
     ``ids[split]`` holds each row's id (aligned with ``by_split[split]``);
     rows of one split with the same normalised text are one text (the first id
-    is named). All splits go through one MinHash/LSH search, in which only
-    pairs of different splits count.
+    is named; ``texts`` are shortened, ``full`` the two normalised texts). All
+    splits go through one MinHash/LSH search, in which only pairs of
+    different splits count.
     """
     texts, names, splits = [], [], []
     for split, column in by_split.items():
@@ -66,8 +67,8 @@ def near_shared(by_split: dict[str, pd.Series], ids: dict[str, pd.Series], param
                 splits.append(split)
     pairs = near_duplicate_pairs(texts, groups=splits, threshold=params["near_jaccard"], k=params.get("shingle", 5),
                                  num_perm=params.get("num_perm", 64), bands=params.get("bands", 16), normalized=True)
-    out = [{"ids": [names[i], names[j]], "jaccard": jac, "texts": [shorten(texts[i]), shorten(texts[j])]}
-           for i, j, jac in pairs]
+    out = [{"ids": [names[i], names[j]], "jaccard": jac, "texts": [shorten(texts[i]), shorten(texts[j])],
+            "full": (texts[i], texts[j])} for i, j, jac in pairs]
     return sorted(out, key=lambda p: -p["jaccard"])
 
 
@@ -112,9 +113,10 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         if near_on and near_unit:
             detail += f"; {len(near)} near pair(s) at Jaccard >= {params['near_jaccard']}"
             if near:
-                detail += ": " + "; ".join(f"{p['ids'][0]} ~ {p['ids'][1]} ({p['jaccard']:.2f}: "
-                                           f"{p['texts'][0][:30]!r} / {p['texts'][1][:30]!r})" for p in near[:2])
-            extra.update(exact=n_exact, near=len(near), near_pairs=near[:NAMED])
+                detail += ": " + "; ".join(f"{p['ids'][0]} ~ {p['ids'][1]} ({p['jaccard']:.2f}: {a!r} / {b!r})"
+                                           for p in near[:2] for a, b in [around_difference(*p["full"])])
+            extra.update(exact=n_exact, near=len(near),
+                         near_pairs=[{k: v for k, v in p.items() if k != "full"} for p in near[:NAMED]])
         reason = None
         if not passed:
             reason = "shared_across_splits" if n_exact else "near_shared_across_splits"

@@ -64,7 +64,7 @@ def test_npi_deva_train_1098_is_a_near_copy_of_test_1097():
                                                      _text("npi_Deva", "test", 1097)), abs=1e-4)
     assert 0.84 < pair["jaccard"] < 0.85
     assert all(t.startswith("एक वर्षमा संक्रमित व्यक्तिले") for t in pair["texts"])
-    assert "test:1097 ~ train:1098 (0.85" in r.detail
+    assert "test:1097 ~ train:1098 (0.85: '…का सम्पर्कहरूलाई संक्रमित गर्न…' / '…का सम्पर्कित व्यक्तिहरूलाई संक…')" in r.detail
 
 
 def test_urd_arab_train_845_and_1859_are_one_text_with_two_categories():
