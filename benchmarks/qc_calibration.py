@@ -35,8 +35,14 @@ over the biased variants of a row, the largest of each variant's smallest
 adjusted p-value among its tests above their floor: how close the hardest
 case came to passing (it fails below 0.05).
 
+More clean generators (issue 28: vary option lengths, vocabulary, the
+options' overlap with the passage and split sizes; right and wrong answers
+always drawn the same way) are in `benchmarks/qc_generators.py`; choose one
+with ``--generator`` (``wide``, ``copy``, ``sparse``; ``base`` is the one above).
+
     python benchmarks/qc_calibration.py [--releases 40] [--biased-releases 6] [--pivot-releases 1]
                                          [--variants 20] [--questions 360] [--jobs 2] [--seed 0]
+                                         [--generator base|wide|copy|sparse]
 """
 from __future__ import annotations
 
@@ -52,6 +58,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.append(str(Path(__file__).resolve().parent))
+import qc_generators as generators  # noqa: E402  (benchmarks/qc_generators.py)
 
 CODES = ["eng_Latn", "deu_Latn", "fra_Latn", "spa_Latn", "ita_Latn", "por_Latn", "nld_Latn", "pol_Latn",
          "ces_Latn", "hun_Latn", "fin_Latn", "est_Latn", "ron_Latn", "swe_Latn", "cat_Latn", "hau_Latn",
@@ -68,11 +76,11 @@ KINDS = ("overlap", "giveaway", "copy")
 
 # --- the generator -----------------------------------------------------------------------------------------
 
-def lexicon(rng: np.random.Generator, forms: int = 2) -> list[list[str]]:
-    """``VOCAB`` words, each in ``forms`` distinct spellings, all distinct."""
+def lexicon(rng: np.random.Generator, forms: int = 2, size: int | None = None) -> list[list[str]]:
+    """``size`` (default ``VOCAB``) words, each in ``forms`` distinct spellings, all distinct."""
     seen: set[str] = set()
     out = []
-    for _ in range(VOCAB):
+    for _ in range(size or VOCAB):
         spellings = []
         while len(spellings) < forms:
             word = "".join(rng.choice(SYLLABLES, size=rng.integers(2, 5)))
@@ -113,14 +121,15 @@ def pivot_items(rng, n_passages: int, weights) -> list[dict]:
     return items
 
 
-def add_bias(items: list[dict], kind: str, rng, weights) -> list[dict]:
-    """A copy of ``items`` whose correct options carry the bias ``kind``."""
+def add_bias(items: list[dict], kind: str, rng, weights, gen: dict | None = None) -> list[dict]:
+    """A copy of ``items`` whose correct options carry the bias ``kind`` (``gen``: a generator of issue 28)."""
     out = []
     for it in items:
         it = dict(it, options=[list(o) for o in it["options"]])
         c = it["correct"]
         if kind == "overlap":
-            it["options"][c] = draw_option(rng, it["flat"], P_BIASED, weights)
+            it["options"][c] = (draw_option(rng, it["flat"], P_BIASED, weights) if gen is None
+                                else generators.draw_option(rng, it["flat"], gen, weights, P_BIASED))
         elif kind == "giveaway" and rng.random() < GIVEAWAY_SHARE:
             o = it["options"][c]
             o.insert(int(rng.integers(len(o) + 1)), 0)
@@ -151,20 +160,32 @@ def render(items: list[dict], code: str, lex: list[list[str]], rng, noise: float
     return pd.DataFrame(rows)
 
 
-def release(seed: int, n_variants: int, n_questions: int, biases: dict[str, str]) -> dict[str, pd.DataFrame]:
-    """A translated release: ``biases`` maps a variant (the pivot too) to the bias its text carries."""
+def release(seed: int, n_variants: int, n_questions: int, biases: dict[str, str],
+            generator: str = "base") -> dict[str, pd.DataFrame]:
+    """A translated release: ``biases`` maps a variant (the pivot too) to the bias its text carries.
+
+    ``generator``: ``base`` (the generator above, issue 13) or another of
+    :data:`qc_generators.GENERATORS` (issue 28), whose own split size replaces
+    ``n_questions`` when that is None.
+    """
     rng = np.random.default_rng(seed)
-    weights = zipf_weights()
-    base = pivot_items(rng, n_questions // 2, weights)
+    gen = None if generator == "base" else generators.GENERATORS[generator]
+    if gen is None:
+        weights = zipf_weights()
+        base = pivot_items(rng, n_questions // 2, weights)
+    else:
+        weights = generators.zipf_weights(gen["vocab"])
+        base = generators.pivot_items(rng, gen, n_questions)
+    size = None if gen is None else gen["vocab"]
     pivot = CODES[0]
     if pivot in biases:  # a bias in the source questions: every translation inherits it
-        base = add_bias(base, biases[pivot], rng, weights)
+        base = add_bias(base, biases[pivot], rng, weights, gen)
     tables = {}
     for code in CODES[:n_variants]:
         items = base
         if code != pivot and code in biases:  # a bias this translation added
-            items = add_bias(base, biases[code], rng, weights)
-        tables[code] = render(items, code, lexicon(rng), rng, 0.0 if code == pivot else NOISE)
+            items = add_bias(base, biases[code], rng, weights, gen)
+        tables[code] = render(items, code, lexicon(rng, size=size), rng, 0.0 if code == pivot else NOISE)
     return tables
 
 
@@ -175,8 +196,8 @@ def run_release(task: tuple) -> dict:
     from qc.gate import run_gate
     from schemas.dataset import LoadedDataset
 
-    scenario, index, seed, n_variants, n_questions, biases = task
-    tables = release(seed, n_variants, n_questions, biases)
+    scenario, index, seed, n_variants, n_questions, biases, generator = task
+    tables = release(seed, n_variants, n_questions, biases, generator)
     ds = LoadedDataset(root=Path(f"{scenario}-{index}"), kind="mc",
                        tables={code: {"test": frame} for code, frame in tables.items()})
     config = load_config()
@@ -194,6 +215,7 @@ def run_release(task: tuple) -> dict:
     strongest = {v: min((r.p_adjusted for r in tests if r.variant == v and r.extra["above_floor"]), default=1.0)
                  for v in biases}
     return {"scenario": scenario, "index": index, "biases": biases, "variants": list(tables),
+            "generator": generator, "questions": len(next(iter(tables.values()))),
             "failing": failing, "passed": report.passed, "old_failing": sorted(old),
             "family": report.decision["families"], "n_tests": len(tests),
             "min_p_adjusted_clean": min((r.p_adjusted for r in clean_tests), default=None),
@@ -204,18 +226,18 @@ def tasks(args) -> list[tuple]:
     out = []
     seed = args.seed * 1_000_003
     for i in range(args.releases):
-        out.append(("clean", i, seed + i, args.variants, args.questions, {}))
+        out.append(("clean", i, seed + i, args.variants, args.questions, {}, args.generator))
     translations = CODES[1:args.variants]
     for i in range(args.biased_releases):
         rng = np.random.default_rng(seed + 10_000 + i)
         chosen = rng.choice(translations, size=6, replace=False)
         biases = {str(code): KINDS[k // 2] for k, code in enumerate(chosen)}
-        out.append(("translation", i, seed + 10_000 + i, args.variants, args.questions, biases))
+        out.append(("translation", i, seed + 10_000 + i, args.variants, args.questions, biases, args.generator))
     for i in range(args.pivot_releases):
         for k, kind in enumerate(KINDS):
             biases = {code: kind for code in CODES[:args.variants]}
             out.append(("pivot", i * len(KINDS) + k, seed + 20_000 + i * len(KINDS) + k, args.variants,
-                        args.questions, biases))
+                        args.questions, biases, args.generator))
     return out
 
 
@@ -277,12 +299,17 @@ def main() -> None:
     ap.add_argument("--biased-releases", type=int, default=6, help="releases with 6 biased translations")
     ap.add_argument("--pivot-releases", type=int, default=1, help="rounds of 3 releases with a biased pivot")
     ap.add_argument("--variants", type=int, default=20)
-    ap.add_argument("--questions", type=int, default=360)
+    ap.add_argument("--questions", type=int, default=None,
+                    help="questions per variant (default: 360, or the generator's own split size)")
+    ap.add_argument("--generator", default="base", choices=sorted(generators.GENERATORS),
+                    help="the clean generator (issue 28: benchmarks/qc_generators.py)")
     ap.add_argument("--jobs", type=int, default=2, help="releases checked in parallel")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if not 7 <= args.variants <= len(CODES):
         ap.error(f"--variants must be between 7 and {len(CODES)}")
+    if args.questions is None:
+        args.questions = 360 if args.generator == "base" else None
     todo = tasks(args)
     t0 = time.perf_counter()
     results = []
@@ -294,7 +321,8 @@ def main() -> None:
             print(f"[{len(results)}/{len(todo)}] {r['scenario']} #{r['index']}: {verdict}", flush=True)
     results.sort(key=lambda r: (r["scenario"], r["index"]))
     print()
-    print(f"{len(todo)} releases of {args.variants} variants x {args.questions} questions, seed {args.seed}, "
+    print(f"{len(todo)} releases of {args.variants} variants x {results[0]['questions']} questions, generator "
+          f"{args.generator}, seed {args.seed}, "
           f"{time.perf_counter() - t0:.0f} s with {args.jobs} job(s)")
     print()
     print(summarize(results))

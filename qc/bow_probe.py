@@ -11,6 +11,19 @@ passages (so a passage's questions never sit on both sides), shuffled with the
 seed. Accuracy is tested against chance with a one-sided
 :func:`scipy.stats.binomtest` and given with its Clopper-Pearson interval.
 
+The folds are *forward-chained* (issue 28): fold k is answered by a model
+trained on folds 0..k-1 only, and fold 0 only trains. With ordinary k-fold
+cross-validation each fold's model learns from the other folds' answer keys,
+so the folds' hits are not independent trials (a chance association of a word
+with the correct options, learnt in both directions, moves every fold the
+same way) and the binomial test was anti-conservative: on clean data with the
+options fixed and random answer keys, the variance of the number of hits was
+above the binomial one. Forward-chained, the hits of fold k are independent
+Bernoulli(1/4) trials given everything before it when the key is uniform and
+the options exchangeable, so the number of hits over folds 1..k-1 is exactly
+Binomial(n, 1/4) and the p-value is exact. The price: the first fold
+(1/``folds`` of the questions) is not scored and the models train on less.
+
 Each probe is one hypothesis test of the run (:mod:`qc.decision`): it fails as
 ``above_chance`` when its p-value, adjusted over the whole run, is below
 ``decision.alpha`` *and* the accuracy exceeds chance + ``margin`` (default
@@ -105,7 +118,7 @@ def count_matrix(flat: list[str], lengths: np.ndarray, max_features: int | None 
 def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, features: str = "question+option",
                    cache: TokenCache | None = None, language: str | None = None, chance: float = 0.25,
                    confidence: float = 0.95, max_features: int | None = 20000) -> dict:
-    """Cross-validated accuracy of the bag-of-words probe on MC rows.
+    """Forward-chained accuracy of the bag-of-words probe on MC rows, with an exact binomial p-value.
 
     Parameters
     ----------
@@ -115,13 +128,14 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
     seed : int
         Shuffles which passages share a fold.
     folds : int
-        Number of GroupKFold folds (fewer when there are fewer passages).
+        Number of GroupKFold folds (fewer when there are fewer passages);
+        the questions of folds 1.. are scored, fold 0 only trains.
     features : {"question+option", "option"}
         Words of question and option, or of the option alone.
 
     Returns
     -------
-    dict with ``accuracy``, ``correct``, ``n``, ``p_value`` (one-sided, vs
+    dict with ``accuracy``, ``correct``, ``n`` (questions scored), ``p_value`` (one-sided, vs
     ``chance``), ``ci_low``, ``ci_high``, ``folds``, ``seed``, ``features``.
     """
     from sklearn.linear_model import LogisticRegression
@@ -144,7 +158,11 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
     # The vocabulary is learnt once from all rows (no labels involved); each fold fits its own model.
     x = count_matrix(flat, lengths, max_features)
     pred = np.zeros(len(frame), dtype=int)
-    for train_q, test_q in GroupKFold(n_splits=n_splits).split(np.zeros(len(frame)), groups=groups):
+    fold_sets = [test_q for _, test_q in GroupKFold(n_splits=n_splits).split(np.zeros(len(frame)), groups=groups)]
+    scored = np.zeros(len(frame), dtype=bool)
+    for k in range(1, n_splits):  # forward-chained: fold k is answered by a model of folds 0..k-1
+        train_q, test_q = np.concatenate(fold_sets[:k]), fold_sets[k]
+        scored[test_q] = True
         train = (train_q[:, None] * 4 + np.arange(4)).ravel()
         test = (test_q[:, None] * 4 + np.arange(4)).ravel()
         if len(set(y[train])) < 2:  # no positive (or no negative) example in training
@@ -154,8 +172,8 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
         model.fit(x[train], y[train])
         scores = model.decision_function(x[test]).reshape(-1, 4)
         pred[test_q] = scores.argmax(axis=1) + 1
-    k = int((pred == correct).sum())
-    n = int(len(frame))
+    k = int((pred[scored] == correct[scored]).sum())
+    n = int(scored.sum())
     test = stats.binomtest(k, n, chance, alternative="greater")
     ci = stats.binomtest(k, n, chance).proportion_ci(confidence_level=confidence, method="exact")
     return {"accuracy": k / n, "correct": k, "n": n, "p_value": float(test.pvalue), "ci_low": float(ci.low),

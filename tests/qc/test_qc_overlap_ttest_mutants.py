@@ -66,19 +66,38 @@ def _features(correct_values, wrong_values, name="f"):
     return pd.DataFrame({"correct": [True] * len(correct_values) + [False] * len(wrong_values), name: values})
 
 
+W = Y + [0.6, 0.35, 0.15, 0.45, 0.25, 0.05]  # three wrong options for each of X's four questions
+
+
+def _questions(correct_values, wrong_values, name="f"):
+    """Four rows per question (option 1 correct), as qc.overlap.option_features lays them out."""
+    rows = []
+    for i, c in enumerate(correct_values):
+        for k, v in enumerate([c, *wrong_values[3 * i:3 * i + 3]]):
+            rows.append({"option": k + 1, "correct": k == 0, name: v})
+    return pd.DataFrame(rows)
+
+
 def test_feature_ttest_is_welch_with_every_number():
-    t = O.feature_ttest(_features(X, Y), "f", confidence=0.9)
-    res = stats.ttest_ind(X, Y, equal_var=False)
-    g, low, high = O.hedges_g_ci(X, Y, 0.9)
-    assert t == {"t": pytest.approx(res.statistic), "p": pytest.approx(res.pvalue),
-                 "d": pytest.approx(_hedges(X, Y)[0]), "g": pytest.approx(g), "g_low": pytest.approx(low),
-                 "g_high": pytest.approx(high), "n_correct": 4, "n_wrong": 6, "mean_correct": pytest.approx(0.85),
-                 "mean_wrong": pytest.approx(0.25), "df": pytest.approx(res.df)}
-    default = O.feature_ttest(_features(X, Y), "f")
-    g, low, high = O.hedges_g_ci(X, Y, 0.95)
+    # issue 28: the statistic is Welch's t, the p-value the randomization p-value of the answer key
+    t = O.feature_ttest(_questions(X, W), "f", confidence=0.9)
+    res = stats.ttest_ind(X, W, equal_var=False)
+    g, low, high = O.hedges_g_ci(X, W, 0.9)
+    values = np.array([[c, *W[3 * i:3 * i + 3]] for i, c in enumerate(X)])
+    key = np.arange(4)[None, :] == 0
+    p = O.randomization_pvalue(values, np.repeat(key, 4, axis=0))
+    assert t == {"t": pytest.approx(res.statistic), "p": p,
+                 "d": pytest.approx(_hedges(X, W)[0]), "g": pytest.approx(g), "g_low": pytest.approx(low),
+                 "g_high": pytest.approx(high), "n_correct": 4, "n_wrong": 12, "mean_correct": pytest.approx(0.85),
+                 "mean_wrong": pytest.approx(np.mean(W)), "df": pytest.approx(res.df)}
+    # every question's correct option is its largest: only that key of 4^4 reaches the difference
+    assert p == pytest.approx(4.0 ** -4) and p > res.pvalue  # Welch's t distribution claimed far less
+    default = O.feature_ttest(_questions(X, W), "f")
+    g, low, high = O.hedges_g_ci(X, W, 0.95)
     assert (default["g_low"], default["g_high"]) == (pytest.approx(low), pytest.approx(high))
-    student = stats.ttest_ind(X, Y, equal_var=True)
-    assert t["p"] != pytest.approx(student.pvalue)  # Welch, not Student
+    # without four options per question the key cannot be randomized: not tested (statistics still given)
+    loose = O.feature_ttest(_features(X, Y), "f")
+    assert loose["p"] is None and loose["t"] == pytest.approx(stats.ttest_ind(X, Y, equal_var=False).statistic)
 
 
 def test_feature_ttest_with_too_few_options():
@@ -88,7 +107,7 @@ def test_feature_ttest_with_too_few_options():
     t = O.feature_ttest(_features([], []), "f")
     assert (t["mean_correct"], t["mean_wrong"], t["p"], t["n_correct"]) == (None, None, None, 0)
     assert O.feature_ttest(_features(X, [0.2]), "f")["p"] is None
-    assert O.feature_ttest(_features([0.2, 0.3], [0.1, 0.5]), "f")["p"] is not None  # two of each: tested
+    assert O.feature_ttest(_questions([0.2, 0.3], [0.1, 0.5, 0.4, 0.2, 0.6, 0.0]), "f")["p"] is not None
 
 
 @pytest.mark.parametrize("correct,wrong,p", [([1.0, 1.0], [1.0, 1.0, 1.0], 1.0), ([1.0, 1.0], [0.0, 0.0], 0.0)])
@@ -99,9 +118,11 @@ def test_a_feature_constant_in_both_groups(correct, wrong, p):
 
 
 def test_constant_in_one_group_only_is_tested():
-    t = O.feature_ttest(_features([1.0, 1.0, 1.0], [0.0, 0.5, 1.0]), "f")
-    assert "constant" not in t and t["p"] == pytest.approx(stats.ttest_ind([1.0] * 3, [0.0, 0.5, 1.0],
-                                                                           equal_var=False).pvalue)
+    wrong = [0.0, 0.5, 1.0] * 3
+    t = O.feature_ttest(_questions([1.0, 1.0, 1.0], wrong), "f")
+    values = np.array([[1.0, 0.0, 0.5, 1.0]] * 3)
+    assert "constant" not in t and t["p"] == O.randomization_pvalue(values, values * 0 + (np.arange(4) == 0))
+    assert 0 < t["p"] < 1
 
 
 CHINESE = [("小猫坐在垫子上。小狗跑了。", "小猫坐在哪里？", ["在垫子上", "在车里", "在家里", "在树下"], 1),
@@ -137,7 +158,9 @@ def test_run_gives_one_test_per_feature_and_the_reported_share():
         x = feats.loc[feats["correct"], name].to_numpy(float)
         y = feats.loc[~feats["correct"], name].to_numpy(float)
         res = stats.ttest_ind(x, y, equal_var=False)
-        assert (r.statistic, r.p_value) == (pytest.approx(res.statistic), pytest.approx(res.pvalue))
+        key = feats["correct"].to_numpy().reshape(-1, 4)
+        p = O.randomization_pvalue(feats[name].to_numpy(float).reshape(-1, 4), key, seed=data.seed)
+        assert (r.statistic, r.p_value) == (pytest.approx(res.statistic), p)
         assert r.value == r.effect == pytest.approx(_hedges(x, y)[1])
         assert r.effect_ci == (t["g_low"], t["g_high"])
         assert (r.threshold, r.floor, r.fails_as, r.effect_name, r.gate, r.passed) == (

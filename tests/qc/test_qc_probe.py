@@ -13,8 +13,11 @@ from qc.bow_probe import probe_accuracy
 from qc.tokens import tokenize, words
 
 
-def _direct(frame: pd.DataFrame, seed: int, folds: int, with_question: bool) -> int:
-    """The probe written out with a scikit-learn pipeline, one option per row."""
+def _direct(frame: pd.DataFrame, seed: int, folds: int, with_question: bool) -> tuple[int, int]:
+    """The probe written out with a scikit-learn pipeline, one option per row: (hits, questions scored).
+
+    Forward-chained (issue 28): fold k is answered by a model of folds 0..k-1, fold 0 only trains.
+    """
     docs, y, qrow = [], [], []
     for i, r in enumerate(frame.itertuples(index=False)):
         q = words(tokenize(r.question)) if with_question else []
@@ -27,19 +30,21 @@ def _direct(frame: pd.DataFrame, seed: int, folds: int, with_question: bool) -> 
     groups = np.random.default_rng(seed).permutation(len(uniques))[codes]
     x = CountVectorizer(analyzer=lambda d: d, max_features=20000).fit_transform(docs)
     pred = np.zeros(len(frame), dtype=int)
-    for train_q, test_q in GroupKFold(n_splits=folds).split(np.zeros(len(frame)), groups=groups):
-        tr, te = np.isin(qrow, train_q), np.isin(qrow, test_q)
+    fold_sets = [test_q for _, test_q in GroupKFold(n_splits=folds).split(np.zeros(len(frame)), groups=groups)]
+    for k in range(1, folds):
+        tr, te = np.isin(qrow, np.concatenate(fold_sets[:k])), np.isin(qrow, fold_sets[k])
         model = LogisticRegression(solver="liblinear", random_state=seed).fit(x[tr], y[tr])
         scores = model.decision_function(x[te]).reshape(-1, 4)
-        pred[np.sort(test_q)] = scores.argmax(axis=1) + 1
-    return int((pred == frame["correct_answer_num"].to_numpy()).sum())
+        pred[np.sort(fold_sets[k])] = scores.argmax(axis=1) + 1
+    scored = np.isin(np.arange(len(frame)), np.concatenate(fold_sets[1:]))
+    return int((pred == frame["correct_answer_num"].to_numpy())[scored].sum()), int(scored.sum())
 
 
 @pytest.mark.parametrize("features", ["question+option", "option"])
 def test_probe_matches_sklearn_on_mctest(mctest_frame, features):
     got = probe_accuracy(mctest_frame, seed=0, folds=5, features=features)
-    k = _direct(mctest_frame, 0, 5, features == "question+option")
-    n = len(mctest_frame)
+    k, n = _direct(mctest_frame, 0, 5, features == "question+option")
+    assert n < len(mctest_frame)  # the first fold only trains
     assert (got["correct"], got["n"]) == (k, n)
     assert got["accuracy"] == pytest.approx(k / n)
     ref = stats.binomtest(k, n, 0.25, alternative="greater")

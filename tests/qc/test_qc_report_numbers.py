@@ -81,7 +81,13 @@ def recompute() -> dict[str, dict]:
             continue
         g, var = effectsize_smd(x.mean(), x.std(ddof=1), len(x), y.mean(), y.std(ddof=1), len(y))
         half = stats.norm.ppf(0.975) * np.sqrt(var)
-        out[f"overlap_ttest:{name}"] = {"p": stats.ttest_ind(x, y, equal_var=False).pvalue, "effect": g,
+        # issue 28: the p-value is the answer key's randomization p-value (qc.overlap_ttest), not Welch's t
+        from qc.config import load_config
+        from qc.overlap_ttest import randomization_pvalue
+
+        p = randomization_pvalue(feats[name].to_numpy(float).reshape(-1, 4), correct.reshape(-1, 4),
+                                 seed=load_config()["seed"])
+        out[f"overlap_ttest:{name}"] = {"p": p, "effect": g,
                                         "ci": (g - half, g + half), "floor": 0.2}
     # the probes and the SW baseline: their counts as the detail prints them (the probe's own tests
     # recompute the counts with scikit-learn), the tests and intervals here
