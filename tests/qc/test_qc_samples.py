@@ -67,7 +67,7 @@ def test_mctest_token_share_bias_survives_the_correction(mctest_dir, tmp_path):
     """Issue 13: the paper's MCTest finding is still flagged after Holm over the run and the g floor.
 
     One variant, so one family of 13 tests at alpha 0.05. token_share: raw p ~ 6e-7 (the answer key's
-    randomization p-value, issue 28; Welch's t distribution said 5e-8), Holm-adjusted ~ 7e-6, g = 0.53 (95% CI 0.29-0.76) against the floor 0.2. It would also be flagged inside a
+    randomization p-value, issue 28; Welch's t distribution said 5e-8), Holm-adjusted ~ 4e-6, g = 0.53 (95% CI 0.29-0.76) against the floor 0.2. It would also be flagged inside a
     Belebele-sized release: as the pivot (13 tests at 0.025) or as one of the other 121 variants
     (121 x 13 = 1573 tests at 0.025), even by Bonferroni's bound.
     """
