@@ -77,29 +77,42 @@ class ToolkitGroup(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except ToolkitError as err:
-            app = ctx.find_object(AppContext)
+        except KeyboardInterrupt:
+            self._stopped(ctx)
+        except click.exceptions.Exit:
+            raise
+        except Exception as err:
+            if "signal" in _STOPPING:  # whatever the interruption turned into (a C extension's import fails
+                self._stopped(ctx)     # with ImportError, a stage wraps it): the run was stopped
+            self._failed(ctx, err)
+
+    @staticmethod
+    def _stopped(ctx) -> None:
+        code, line = _stop_line(_STOPPING.get("signal", signal.SIGINT))
+        echo_error(line)
+        ctx.exit(code)
+
+    @staticmethod
+    def _failed(ctx, err: Exception) -> None:
+        """One line and the error's exit code; an error of no known kind is raised (a bug: its traceback)."""
+        app = ctx.find_object(AppContext)
+        if isinstance(err, ToolkitError):
             if app is not None and app.traceback:
-                raise
+                raise err
             echo_error(str(err))
             ctx.exit(int(err.exit_code))
-        except click.UsageError as err:
+        if isinstance(err, click.UsageError):
             if isinstance(err, _NO_ARGS):  # `builder evaluate` alone: click shows the group's help
-                raise
+                raise err
             _echo_usage_error(err, ctx.info_name)
             ctx.exit(ExitStatus.USAGE)
-        except OSError as err:  # an I/O error no reader or writer turned into a ToolkitError: still one line
-            app = ctx.find_object(AppContext)
+        if isinstance(err, OSError):  # an I/O error no reader or writer turned into a ToolkitError: one line
             if app is not None and app.traceback:
-                raise
+                raise err
             where = f"{err.filename}: " if err.filename else ""
             echo_error(f"{where}{os_reason(err)}")
             ctx.exit(ExitStatus.USAGE)  # never 1, which the gates use for "failed"
-        except KeyboardInterrupt:
-            code = ExitStatus.TERMINATED if _STOPPING.get("signal") == signal.SIGTERM else ExitStatus.INTERRUPTED
-            by = "SIGTERM" if code == ExitStatus.TERMINATED else "Ctrl-C"
-            echo_error(f"interrupted by {by}; workers stopped, temporary files removed, no output left half-written")
-            ctx.exit(int(code))
+        raise err
 
 
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -167,36 +180,137 @@ def cli(ctx, traceback, quiet, no_verify):
 
 _STOPPING: dict[str, int] = {}  # the CLI's pid and, once one came, the signal that stops it
 _AT_FORK = False
+_IN_CHILD = False  # a process forked from the CLI (a worker)
+_STOPPED = False  # a run of this process was stopped by a signal
+#: Seconds the clean-up after Ctrl-C or SIGTERM may take before the process ends anyway (with its line and
+#: exit code): an interruption raised where Python cannot propagate it must still stop the run.
+STOP_GRACE = 30.0
 
 
-def _on_sigterm(signum, frame):
-    """SIGTERM stops the command as Ctrl-C does: a ``KeyboardInterrupt`` in the main thread.
+def _on_stop_signal(signum, frame):
+    """Ctrl-C and SIGTERM stop the command the same way: a ``KeyboardInterrupt`` in the main thread.
 
     Worker pools are ended and staging folders removed on the way out. Forked
     workers do not keep this handler (:func:`main` resets it at fork); a
-    second SIGTERM while the first is being handled is ignored (SIGKILL still
-    ends the process).
+    second signal while the first is being handled is ignored (SIGKILL still
+    ends the process), unless it is the CLI's own re-delivery of one that
+    Python swallowed (:func:`_unraisable`). The first one also arms
+    :func:`_watchdog`.
     """
-    if os.getpid() != _STOPPING.get("pid"):
+    if _IN_CHILD:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return
-    if "signal" in _STOPPING:
+    if os.getpid() != _STOPPING.get("pid"):  # no run now: after one was stopped, a late copy is ignored
+        if _STOPPED:
+            return
+        raise KeyboardInterrupt
+    if "signal" in _STOPPING and not _STOPPING.pop("again", None):
         return
-    _STOPPING["signal"] = signum
+    _STOPPING.setdefault("signal", signum)
     raise KeyboardInterrupt
+
+
+_on_sigterm = _on_stop_signal  # the name the fault tests and earlier code use
+
+
+def _stop_line(signum: int) -> tuple[int, str]:
+    code = ExitStatus.TERMINATED if signum == signal.SIGTERM else ExitStatus.INTERRUPTED
+    by = "SIGTERM" if code == ExitStatus.TERMINATED else "Ctrl-C"
+    return int(code), f"interrupted by {by}; workers stopped, temporary files removed, no output left half-written"
+
+
+def _watchdog() -> tuple[int, int] | None:
+    """Watch for Ctrl-C and SIGTERM from a thread of its own, and end the process with the interruption's
+    line and exit code if the clean-up has not ended it within :data:`STOP_GRACE` seconds.
+
+    The signal's number reaches the watcher through ``signal.set_wakeup_fd``, which the interpreter writes
+    whichever thread the kernel delivered the signal to; so the grace period starts even when the main
+    thread cannot run the Python handler (it waits on a pool whose result thread is stuck on a lock an
+    interrupted thread left held). Returns the pipe, for :func:`main` to close; None off the main thread.
+    """
+    import threading
+
+    try:
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except (ValueError, OSError):  # not the main thread of the main interpreter
+        return None
+
+    def expire(signum: int) -> None:
+        if _STOPPING.get("pid") == os.getpid():
+            code, line = _stop_line(_STOPPING.get("signal", signum))
+            echo_error(line + f" (the clean-up did not end within {STOP_GRACE:.0f} s)")
+            os._exit(code)
+
+    def watch() -> None:
+        while True:
+            try:
+                data = os.read(read, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            for signum in data:
+                if signum in (signal.SIGINT, signal.SIGTERM):
+                    timer = threading.Timer(STOP_GRACE, expire, args=(signum,))
+                    timer.daemon = True
+                    timer.start()
+                    return
+
+    threading.Thread(target=watch, name="builder-stop-watchdog", daemon=True).start()
+    return read, write
+
+
+def _unraisable(hook):
+    """A ``sys.unraisablehook`` that re-delivers an interruption Python swallowed.
+
+    A ``KeyboardInterrupt`` raised while the main thread runs a weakref
+    callback, a ``__del__`` or a finalizer cannot propagate: Python prints
+    "Exception ignored" and goes on, and the run would finish as if never
+    interrupted (once in 7 Ctrl-C in a release's qc stage). The CLI sends the
+    same signal to itself again, so the interruption is raised at the next
+    point that can take it.
+    """
+
+    def unraisable(info):
+        if (issubclass(info.exc_type, KeyboardInterrupt) and _STOPPING.get("pid") == os.getpid()
+                and "signal" in _STOPPING):
+            _STOPPING["again"] = 1
+            os.kill(os.getpid(), _STOPPING["signal"])
+            return
+        hook(info)
+
+    return unraisable
+
+
+def _in_forked_child() -> None:
+    """A forked worker dies at SIGTERM at once (as ``Pool.terminate`` expects) and does not write to the
+    CLI's watchdog pipe: only a signal to the CLI process starts its grace period."""
+    global _IN_CHILD
+    _IN_CHILD = True
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:  # pragma: no cover - a fork from a thread the child does not see as main
+        pass
 
 
 def main(argv=None) -> int:
     """Console-script entry point; exit codes as in :class:`schemas.errors.ExitStatus`."""
     from schemas.runtime.outputs import FAULT_ENV, FAULT_PID_ENV
 
-    global _AT_FORK
+    global _AT_FORK, _STOPPED
+    _STOPPED = False
     _STOPPING.clear()
     _STOPPING["pid"] = os.getpid()
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    handlers = {signum: signal.signal(signum, _on_stop_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
+    hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(hook)
+    pipe = _watchdog()
     if not _AT_FORK:  # a forked worker dies at SIGTERM at once, as Pool.terminate expects
-        os.register_at_fork(after_in_child=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+        os.register_at_fork(after_in_child=_in_forked_child)
         _AT_FORK = True
     if os.environ.get(FAULT_ENV):  # the fault tests' hook: workers signal this process
         os.environ[FAULT_PID_ENV] = str(os.getpid())
@@ -205,6 +319,17 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # click exits via SystemExit in standalone mode
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else ExitStatus.BAD_INPUT)
+    finally:
+        _STOPPED = _STOPPED or "signal" in _STOPPING
+        _STOPPING.clear()  # a watchdog that fires now finds no run of this process to end
+        if pipe is not None:
+            signal.set_wakeup_fd(-1)
+            for fd in pipe:
+                os.close(fd)
+        sys.unraisablehook = hook
+        if not _STOPPED:  # after a stop the CLI's handler stays: a late copy of the signal is ignored
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
     return 0
 
 

@@ -239,20 +239,33 @@ def output_lock(lock: str | os.PathLike, target: str | os.PathLike, what: str = 
         if same:
             break
         os.close(fd)
-    _HELD.add(key)
+    _HELD[key] = fd
     try:
         info = {"pid": os.getpid(), "command": what, "since": time.strftime("%Y-%m-%d %H:%M:%S")}
         os.ftruncate(fd, 0)
         os.write(fd, (json.dumps(info, sort_keys=True) + "\n").encode())
         yield
     finally:
-        _HELD.discard(key)
+        _HELD.pop(key, None)
         with contextlib.suppress(OSError):
             os.unlink(lock)  # while still held: a run that opened it before now finds another inode
         os.close(fd)
 
 
-_HELD: set[str] = set()
+#: The lock files this process holds: absolute path -> file descriptor.
+_HELD: dict[str, int] = {}
+
+
+def _forget_locks_in_child() -> None:
+    """A forked worker closes its copies of the locks' descriptors: an flock lives as long as any copy, so a
+    worker that outlived its run (its parent killed) would otherwise keep the output locked."""
+    for fd in _HELD.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
 
 
 def lock_beside(target: str | os.PathLike) -> Path:

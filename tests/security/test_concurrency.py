@@ -177,3 +177,35 @@ def test_two_exports_at_once_leave_one_consistent_export(tmp_path):
     variants = {p.name for p in out.iterdir() if p.is_dir() and p.name != "lm_eval"}
     assert variants == {rel.split("/")[0] for rel in listed if "/" in rel}
     assert not list(tmp_path.glob(".*.lock")) and not list(tmp_path.glob(".*.staging"))
+
+
+FORKING_HOLDER = """
+import os, sys, time
+from pathlib import Path
+from schemas.runtime.outputs import lock_beside, output_lock
+target = Path(sys.argv[1])
+with output_lock(lock_beside(target), target, "export"):
+    if os.fork() == 0:  # a worker that will outlive its run
+        time.sleep(60)
+        os._exit(0)
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_worker_that_outlives_its_killed_run_does_not_keep_the_lock(tmp_path):
+    """An flock lives as long as any copy of its descriptor: a worker forked while its run held the lock
+    (a pool of the export) closes its copy, so when the run is killed the output is free again, though
+    the worker still runs."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-c", FORKING_HOLDER, str(out)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2])
+    assert proc.stdout.readline().strip() == "held"
+    proc.kill()
+    proc.wait(timeout=30)
+    assert lock_beside(out).exists()  # the killed run could not remove it
+    try:
+        with output_lock(lock_beside(out), out, "export"):
+            pass
+    finally:
+        subprocess.run(["pkill", "-9", "-f", f"{out}"], check=False)  # the orphaned worker
