@@ -24,15 +24,20 @@ def _run(*args, quiet=False):
 
 @pytest.fixture(scope="module")
 def pivot_run(tmp_path_factory):
-    """The pivot fixture (3 variants; 2 gates fail) with every CI output asked for."""
+    """The pivot fixture (3 variants; 2 gates fail) with every CI output asked for.
+
+    Its variants are copies of the English text, which the untranslated check fails; it is switched off
+    here, where the subject is the CI outputs of two failures (tests/qc/test_qc_gate.py runs it)."""
     out = tmp_path_factory.mktemp("ci")
     summary = out / "summary.md"
     summary.write_text("earlier step\n", encoding="utf-8")
+    config = out / "qc.yaml"
+    config.write_text("checks:\n  untranslated: {enabled: false}\n", encoding="utf-8")
     mp = pytest.MonkeyPatch()
     mp.setenv("GITHUB_STEP_SUMMARY", str(summary))
     try:
         result = _run(QC_DATA / "pivot", "--out", out / "report", "--junit", out / "junit.xml",
-                      "--annotations", "github", "-j", "1")
+                      "--annotations", "github", "-j", "1", "--config", config)
     finally:
         mp.undo()
     assert result.exit_code == 1, result.output
@@ -77,7 +82,8 @@ def test_junit_carries_the_numbers_of_every_test(pivot_run):
 
 def test_junit_is_byte_identical_on_rerun(pivot_run, tmp_path):
     _, out, _ = pivot_run
-    assert _run(QC_DATA / "pivot", "--out", tmp_path, "--junit", tmp_path / "j.xml", "-j", "2").exit_code == 1
+    assert _run(QC_DATA / "pivot", "--out", tmp_path, "--junit", tmp_path / "j.xml", "-j", "2",
+                "--config", out / "qc.yaml").exit_code == 1
     assert (tmp_path / "j.xml").read_bytes() == (out / "junit.xml").read_bytes()
 
 
@@ -101,7 +107,7 @@ def test_step_summary_is_appended(pivot_run):
     _, out, _ = pivot_run
     text = (out / "summary.md").read_text(encoding="utf-8")
     assert text.startswith("earlier step\n## QC gate `pivot`: FAILED\n")
-    assert "**Result: FAILED**: 2 of 56 gated checks failed on 2 of 3 variant(s)." in text
+    assert "**Result: FAILED**: 2 of 59 gated checks failed on 2 of 3 variant(s)." in text
     assert "adjusted with Holm over every gated test of every variant" in text
     assert "| fra_Latn | `pivot_consistency` | answer_moved |" in text
     assert "### Compared with the pivot" in text
