@@ -72,6 +72,19 @@ def near_shared(by_split: dict[str, pd.Series], ids: dict[str, pd.Series], param
     return sorted(out, key=lambda p: -p["jaccard"])
 
 
+def exact_pairs(shared: dict[tuple[str, str], list[str]], by_split: dict[str, pd.Series],
+                ids: dict[str, pd.Series]) -> list[dict]:
+    """Each text shared by two splits as ``{"ids": ["train:ID", "test:ID"], "texts": [shortened]}`` (the first
+    row of each split holding it), in the order of :func:`shared_texts`: what a reviewer must find."""
+    first: dict[str, dict[str, str]] = {}
+    for split, column in by_split.items():
+        seen = first.setdefault(split, {})
+        for text, id_ in zip(column.map(normalize), ids[split].astype(str)):
+            seen.setdefault(text, id_)
+    return [{"ids": [f"{a}:{first[a][t]}", f"{b}:{first[b][t]}"], "texts": [shorten(t)]}
+            for (a, b), texts in shared.items() for t in texts]
+
+
 def _question_text(frame: pd.DataFrame) -> pd.Series:
     text = frame["question"].astype(str)
     for c in ("answer1", "answer2", "answer3", "answer4"):
@@ -106,10 +119,12 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         n_exact = sum(len(v) for v in shared.values())
         total = n_exact + len(near)
         passed = total <= params["max_shared"]
+        exact = exact_pairs(shared, by_split, ids)
         pairs = "; ".join(f"{a}/{b}: {len(v)}" for (a, b), v in shared.items()) or "none"
         detail = f"{unit} in two splits: {pairs}"
         extra = {"pairs": {f"{a}/{b}": len(v) for (a, b), v in shared.items()},
-                 "examples": [t[:80] for v in shared.values() for t in v[:2]][:4]}
+                 "examples": [t[:80] for v in shared.values() for t in v[:2]][:4],
+                 "exact_pairs": exact[:NAMED]}
         if near_on and near_unit:
             detail += f"; {len(near)} near pair(s) at Jaccard >= {params['near_jaccard']}"
             if near:

@@ -182,12 +182,15 @@ def test_leakage_counts_passages_and_questions_with_their_options():
                                                                                       2, 1)
     assert passages.reason == "shared_across_splits"
     assert passages.detail == "passages in two splits: train/test: 2"
-    assert passages.extra == {"pairs": {"train/test": 2}, "examples": ["p one.", "p two."]}
+    assert passages.extra == {"pairs": {"train/test": 2}, "examples": ["p one.", "p two."],
+                              "exact_pairs": [{"ids": ["train:0", "test:0"], "texts": ["p one."]},
+                                              {"ids": ["train:1", "test:1"], "texts": ["p two."]}]}
     assert passages.paper == "Belebele is test-only (§3.4): no test passage may be trained on"
     # the questions differ in their first option, so none is shared
     assert (questions.check, questions.passed, questions.value, questions.reason) == ("leakage:questions", True,
                                                                                        0, None)
-    assert questions.detail == "questions in two splits: none" and questions.extra == {"pairs": {}, "examples": []}
+    assert questions.detail == "questions in two splits: none" and questions.extra == {"pairs": {}, "examples": [],
+                                                                                      "exact_pairs": []}
 
 
 def test_leakage_at_the_limit_passes_and_examples_are_capped():
