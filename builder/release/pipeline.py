@@ -203,7 +203,7 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
     with output_lock(lock_beside(plan.root), plan.root, "release"):  # one run at a time writes the release
         prepare_root(plan.root)
         recover_release(plan)
-        recorder = Recorder(plan.root, plan.recipe.file.parent if plan.recipe.file else Path.cwd(), tool_info())
+        recorder = Recorder(plan.root, plan.recipe_dir, tool_info())
         result = RunResult()
         with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
             _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)

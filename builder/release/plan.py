@@ -70,6 +70,11 @@ class Plan:
     #: report to say so rather than leave the stage out without a word
     not_run: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def recipe_dir(self) -> Path:
+        """The recipe's folder: paths outside the release are recorded relative to it (as stage.json does)."""
+        return self.recipe.file.parent if self.recipe.file else Path.cwd()
+
     def stage(self, name: str, inputs: dict, options: dict, action: Callable[[Path], dict], *,
               output: Path | None = None, describe: str = "", parallel: bool = False) -> Stage:
         if any(s.name == name for s in self.stages):
@@ -224,7 +229,7 @@ def _dataset_source(plan: Plan, src: DatasetEntry) -> None:
 
 
 def _extend(plan: Plan, src: ExtendEntry) -> None:
-    report, root = plan.reporter(), plan.root
+    report, root, outside = plan.reporter(), plan.root, plan.recipe_dir
     base = plan.need(src.source, f"{src.where}.from")
     v = src.variant
     inputs: dict = {"source": base.folder, "translations": src.translations, "config": src.config}
@@ -238,7 +243,7 @@ def _extend(plan: Plan, src: ExtendEntry) -> None:
         options = t.ExtendOptions(source=base.folder, variant=v, out=output, parallel=src.parallel,
                                   translations=src.translations, expected_lines=src.expected_lines,
                                   config=src.config, license=src.license)
-        with paths_recorded_from(root):
+        with paths_recorded_from(root, outside):
             return _facts(report, t.run_extend(options, report))
 
     st = plan.stage(f"extend-{v}", inputs, {"variant": v, "expected_lines": list(src.expected_lines),
@@ -247,7 +252,7 @@ def _extend(plan: Plan, src: ExtendEntry) -> None:
 
 
 def _romanize(plan: Plan, src: RomanizeEntry) -> None:
-    report, root = plan.reporter(), plan.root
+    report, root, outside = plan.reporter(), plan.root, plan.recipe_dir
     base = plan.need(src.source, src.from_key)
     v = f"{variant_language(base.code)}_Latn"
     fallback = plan.recipe.license
@@ -260,7 +265,7 @@ def _romanize(plan: Plan, src: RomanizeEntry) -> None:
         options = t.RomanizeOptions(variant_dir=base.folder, out=output, scheme=src.scheme,
                                     allow_leftover=src.allow_leftover, license=fallback,
                                     license_from="release recipe")
-        with paths_recorded_from(root):
+        with paths_recorded_from(root, outside):
             return _facts(report, t.run_romanize(options, report))
 
     st = plan.stage(f"romanize-{v}", {"source": base.folder},
@@ -322,14 +327,14 @@ def _baselines(plan: Plan) -> None:
         return
     names = b.names or DEFAULT_BASELINES[plan.kind]
     split = b.split or ("test" if plan.kind == "topic" else "dev")
-    dataset, where, report, root = plan.dataset, plan.where, plan.reporter(), plan.root
+    dataset, where, report, root, outside = plan.dataset, plan.where, plan.reporter(), plan.root, plan.recipe_dir
     extra = {k: getattr(b, k) for k in ("ngram_unit", "mlp_max_iter") if getattr(b, k) is not None}
 
     def baselines(output: Path) -> dict:
         from builder.tasks import evaluate as t
         from schemas.runtime.provenance import paths_recorded_from
 
-        with paths_recorded_from(root):
+        with paths_recorded_from(root, outside):
             res = t.run_baselines(t.BaselinesOptions(dataset=dataset, out=output, baselines=names, split=split,
                                                      seed=b.seed, jobs=where["jobs"],
                                                      backend=where["backend"], address=where["address"], **extra),

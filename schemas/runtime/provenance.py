@@ -47,19 +47,21 @@ def library_versions(libraries: tuple[tuple[str, str], ...]) -> dict[str, str]:
     return out
 
 
-_RECORDED_FROM: "contextvars.ContextVar[str | None]" = contextvars.ContextVar("recorded_from", default=None)
+_RECORDED_FROM: "contextvars.ContextVar[tuple[str, str | None] | None]" = contextvars.ContextVar(
+    "recorded_from", default=None)
 
 
 @contextlib.contextmanager
-def paths_recorded_from(root: str | os.PathLike):
-    """While the block runs, :func:`recorded_path` writes paths under ``root`` relative to it.
+def paths_recorded_from(root: str | os.PathLike, outside: str | os.PathLike | None = None):
+    """While the block runs, :func:`recorded_path` writes paths under ``root`` relative to it, and, with
+    ``outside``, every other path relative to ``outside``.
 
-    A release runs each stage's task inside it, so what a stage records of its
-    inputs (``variant.json``'s source folder, the baselines' dataset) does not
-    depend on where the release folder lies; a command run on its own records
-    paths as the user gave them.
+    A release runs each stage's task inside it with ``outside`` its recipe's folder (as its stage records
+    name their inputs), so what a stage records of its inputs (``variant.json``'s source folder, the
+    baselines' dataset) depends neither on where the release folder lies nor on where the data does; a
+    command run on its own records paths as the user gave them.
     """
-    token = _RECORDED_FROM.set(os.path.abspath(root))
+    token = _RECORDED_FROM.set((os.path.abspath(root), None if outside is None else os.path.abspath(outside)))
     try:
         yield
     finally:
@@ -68,19 +70,25 @@ def paths_recorded_from(root: str | os.PathLike):
 
 def recorded_path(path: str | os.PathLike) -> str:
     """``path`` as an output records it: relative to the folder of :func:`paths_recorded_from` when it
-    lies inside it, else as given.
+    lies inside it, else relative to its ``outside`` folder if it has one, else as given.
 
     >>> recorded_path("data/x.tsv")
     'data/x.tsv'
     >>> with paths_recorded_from("/srv/rel"):
     ...     recorded_path("/srv/rel/stages/a/output"), recorded_path("/elsewhere/b")
     ('stages/a/output', '/elsewhere/b')
+    >>> with paths_recorded_from("/srv/rel", outside="/srv/recipes"):
+    ...     recorded_path("/srv/data/hin_Deva")
+    '../data/hin_Deva'
     """
-    root = _RECORDED_FROM.get()
+    recording = _RECORDED_FROM.get()
     text = os.fspath(path)
-    if root is None:
+    if recording is None:
         return text
+    root, outside = recording
     absolute = os.path.abspath(text)
     if absolute == root or absolute.startswith(root + os.sep):
         return os.path.relpath(absolute, root).replace(os.sep, "/")
+    if outside is not None:
+        return os.path.relpath(absolute, outside).replace(os.sep, "/")
     return text
