@@ -12,7 +12,7 @@ from pathlib import Path
 
 from data_cards.card import CardContext, SplitTerms, references, render_card
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
-from data_cards.legal import render_attribution, render_license
+from data_cards.legal import derived_changes, render_attribution, render_license
 
 from .parquet import Variants
 
@@ -44,7 +44,9 @@ def write_card(stage: Path, source, variants: Variants, *, gate_failing_allowed:
     card = render_card(ctx)
     check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")
     texts = {"README.md": card, "LICENSE": render_license(source.pretty_name, overall, audit.override),
-             "ATTRIBUTION.md": render_attribution(source.name, overall, ctx.references)}
+             # the changes this build made (romanized, aligned, projected), as share-alike licenses ask
+             "ATTRIBUTION.md": render_attribution(source.name, overall, ctx.references,
+                                                  changes=derived_changes(ctx.variant_info))}
     for rel, text in texts.items():
         (stage / rel).write_text(text, encoding="utf-8", newline="\n")
     return ctx

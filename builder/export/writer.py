@@ -223,17 +223,6 @@ def romanized_variants(source: ExportInput) -> set[str]:
     return out
 
 
-def _write_attribution(stage: Path, source: ExportInput, card) -> None:
-    """``ATTRIBUTION.md`` with the changes the build made to each source's variants (romanized, aligned,
-    projected: :func:`data_cards.legal.derived_changes`, from each ``variant.json``), as share-alike
-    licenses ask. (It replaces the file the card step wrote; that step could write it so itself.)"""
-    from data_cards.legal import derived_changes, render_attribution
-
-    text = render_attribution(source.name, source.audit.overall, card.references,
-                              changes=derived_changes(card.variant_info))
-    (stage / "ATTRIBUTION.md").write_text(text, encoding="utf-8", newline="\n")
-
-
 def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_data_root: str | None = None,
                  gate_failing_allowed: bool = False, jobs: int = 1, backend: str = "local",
                  address: str | None = None,
@@ -253,7 +242,6 @@ def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_dat
     with staging_dir(out, marker=is_export, what="export", mark=False) as stage:
         variants = write_variants(stage, source, jobs=jobs, backend=backend, address=address, progress=progress)
         card = write_card(stage, source, variants, gate_failing_allowed=gate_failing_allowed)
-        _write_attribution(stage, source, card)
         write_croissant(stage, source, variants, card)
         files = dict(variants.files)
         files.update({rel: {} for rel in DOCUMENTS})

@@ -368,7 +368,8 @@ def _accuracy_section(summary: dict) -> str:
     baselines = _baselines(variants)
     out = ['<section id="accuracy" aria-labelledby="accuracy-h"><h2 id="accuracy-h">Accuracy by script</h2>']
     if not baselines:
-        return out[0] + '<p class="missing">No baseline was scored.</p></section>'
+        why = (summary.get("not_run") or {}).get("baselines")
+        return out[0] + f'<p class="missing">No baseline was scored{": " + _e(why) if why else "."}</p></section>'
     chance = CHANCE.get(summary["dataset"]["kind"])
     charted, trivial = _charted(variants)
     scripts = len({str(v["script"]) for v in variants if not _derived(v)})

@@ -223,6 +223,7 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
         "drops": _drops(records),
         "agreement": _agreement(plan, dict(records)),
         "links": [{"title": t, "path": p} for t, p in links],
+        "not_run": dict(plan.not_run),  # stage -> why the recipe has it not run (no `baselines:` key)
     }
 
 
