@@ -318,8 +318,23 @@ def _check_variant_name(name: str, where: Path, row=None, field=None) -> None:
                record=None if row is None else f"row {int(row) + 1}", field=field)
 
 
+class UnknownVariantError(SchemaError):
+    """A variant asked for (``--variant``, a recipe's ``only:``) that the dataset folder does not hold; a
+    command whose option named it turns it into a usage error (exit 2)."""
+
+
 def _known(variants, tables, root: Path) -> None:
     unknown = sorted(set(variants) - set(tables))
     if unknown:
-        raise SchemaError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(sorted(tables))}", file=root)
+        known = sorted(tables)
+        if len(known) <= 8:
+            hint = f"known: {', '.join(known)}"
+        else:  # a release folder holds hundreds: the nearest ones, case first (eng_latn -> eng_Latn)
+            import difflib
+
+            lower = {k.lower(): k for k in known}
+            near = list(dict.fromkeys([lower[u.lower()] for u in unknown if u.lower() in lower]
+                                      + [m for u in unknown for m in difflib.get_close_matches(u, known, n=3)]))
+            hint = (f"nearest: {', '.join(near[:5])}; " if near else "") + f"{len(known)} variants in the folder"
+        raise UnknownVariantError(f"unknown variant(s) {', '.join(unknown)}; {hint}", file=root)
 

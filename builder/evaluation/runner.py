@@ -53,6 +53,16 @@ def default_baselines(kind: str) -> tuple[str, ...]:
     return topic_baselines.TOPIC_BASELINES if kind == "topic" else mc_baselines.MC_BASELINES
 
 
+def check_baseline_names(names) -> None:
+    """A usage error (exit 2) for a name that is a baseline of neither kind, before any data is read; a
+    baseline of the other kind is refused by :func:`run`, once the dataset's kind is known."""
+    known = (*topic_baselines.TOPIC_BASELINES, *mc_baselines.MC_BASELINES)
+    unknown = [b for b in names or () if b not in known]
+    if unknown:
+        raise UsageError(f"unknown baseline(s) {', '.join(unknown)}; known: topic {', '.join(topic_baselines.TOPIC_BASELINES)}; "
+                         f"multiple-choice {', '.join(mc_baselines.MC_BASELINES)}", field="--baseline")
+
+
 def score_row(variant: str, baseline: str, split: str, correct: int, n: int, *, seed: int,
               train_variant: str | None = None, params: dict | None = None, ci_method: str = "wilson") -> dict:
     """One result row: ``correct / n`` with n and its 95% CI."""

@@ -66,9 +66,15 @@ def run_baselines(options: BaselinesOptions, report: Reporter = QUIET) -> Baseli
     from builder.evaluation import runner
     from schemas.dataset import load_dataset_dir
 
+    from schemas.dataset import UnknownVariantError
+
     o = options
     check_output(o.out, "evaluate baselines", inputs=[o.dataset], legacy="results.json")
-    ds = load_dataset_dir(o.dataset, variants=o.variants or None)
+    runner.check_baseline_names(o.baselines)  # before the dataset is read
+    try:
+        ds = load_dataset_dir(o.dataset, variants=o.variants or None)
+    except UnknownVariantError as err:  # the option named it: a usage error, as docs/evaluate.md says
+        raise UsageError(err.message, file=err.file, field="--variant") from None
     chosen = o.baselines or runner.default_baselines(ds.kind)
     cfg = runner.RunConfig(baselines=chosen, split=o.split, seed=o.seed, ngram_unit=o.ngram_unit,
                            mlp_max_iter=o.mlp_max_iter, transfer_from=o.transfer_from, ci_method=o.ci,

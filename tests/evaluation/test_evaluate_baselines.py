@@ -134,7 +134,7 @@ def test_fast_char_counts_equal_scikit_learns(variant):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--baseline", "majority,svm"], "unknown topic baseline(s) svm"),
+    (["--baseline", "majority,svm"], "unknown baseline(s) svm"),
     (["--variant", "xxx_Latn"], "unknown variant(s) xxx_Latn"),
     (["--transfer-from", "fra_Latn"], "--transfer-from fra_Latn: unknown variant"),
     (["--split", "validation"], "has no 'validation' split"),
