@@ -39,9 +39,20 @@ def test_assembled_layout_groups_by_language(tmp_path):
     assert len(ds.tables["fra_Latn"]["train"]) == 1
 
 
-def test_unknown_variant_lists_known(tmp_path):
-    with pytest.raises(SchemaError, match="unknown variant.*xxx_Latn; known: .*eng_Latn"):
+def test_unknown_variant_names_the_nearest_known(tmp_path):
+    """A folder of 24 variants (a release holds hundreds): the nearest ones and the count, not the list;
+    a case typo finds its variant first."""
+    with pytest.raises(SchemaError, match=r"unknown variant\(s\) eng_latn; nearest: eng_Latn, .*; 24 variants in"):
+        load_dataset_dir(SIB / "annotated", variants=["eng_latn"])
+    with pytest.raises(SchemaError, match=r"unknown variant\(s\) xxx_Latn; nearest: .*_Latn"):
         load_dataset_dir(SIB / "annotated", variants=["xxx_Latn"])
+    small = tmp_path / "two"
+    for v in ("eng_Latn", "hin_Deva"):
+        (small / v).mkdir(parents=True)
+        (small / v / "test.tsv").write_text((SIB / "annotated" / v / "test.tsv").read_text(encoding="utf-8"),
+                                            encoding="utf-8")
+    with pytest.raises(SchemaError, match=r"unknown variant\(s\) xxx_Latn; known: eng_Latn, hin_Deva$"):
+        load_dataset_dir(small, variants=["xxx_Latn"])
 
 
 def test_empty_folder_is_a_clear_error(tmp_path):
