@@ -30,19 +30,16 @@ from __future__ import annotations
 from collections import Counter
 
 from .result import CheckResult, VariantData, skipped
-from .translation import letter_digit_share, no_pivot_reason, numbers, pivot_pairs
+from .translation import letter_digit_share, numbers, why_not_compared
 
 NAME = "numbers"
 KINDS = ("mc", "topic")
 
 
 def run(data: VariantData, params: dict) -> list[CheckResult]:
-    why = no_pivot_reason(data)
+    pairs, why = why_not_compared(data)
     if why:
         return [skipped(data.variant, NAME, why)]
-    pairs = pivot_pairs(data)
-    if not pairs:
-        return [skipped(data.variant, NAME, "no unit shares an id with the pivot")]
     letters = letter_digit_share(t for frame in pairs.values() for t in frame["text"])
     as_letters = letters > params["letter_digit_share"]
     with_numbers, differ = 0, []

@@ -202,6 +202,16 @@ def pivot_pairs(data: VariantData) -> dict[str, pd.DataFrame]:
     return out
 
 
+def why_not_compared(data: VariantData) -> tuple[dict[str, pd.DataFrame], str | None]:
+    """``(pivot_pairs(data), None)``, or ``({}, reason)`` when the variant cannot be compared with the pivot
+    item by item: the skip of every translation check."""
+    why = no_pivot_reason(data)
+    if why:
+        return {}, why
+    pairs = pivot_pairs(data)
+    return pairs, None if pairs else "no unit shares an id with the pivot"
+
+
 def no_pivot_reason(data: VariantData) -> str | None:
     """Why a variant cannot be compared with the pivot (None when it can)."""
     if data.variant == data.pivot_name:

@@ -35,7 +35,7 @@ import numpy as np
 
 from .result import CheckResult, VariantData, skipped
 from .textnorm import char_shingles_many, normalize
-from .translation import no_pivot_reason, pivot_pairs
+from .translation import why_not_compared
 
 NAME = "untranslated"
 KINDS = ("mc", "topic")
@@ -69,12 +69,9 @@ def _first(examples: list[dict]) -> str:
 
 
 def run(data: VariantData, params: dict) -> list[CheckResult]:
-    why = no_pivot_reason(data)
+    pairs, why = why_not_compared(data)
     if why:
         return [skipped(data.variant, NAME, why)]
-    pairs = pivot_pairs(data)
-    if not pairs:
-        return [skipped(data.variant, NAME, "no unit shares an id with the pivot")]
     near, warn, k = params["near_jaccard"], params["warn_jaccard"], params["shingle"]
     ids, sims, texts, same = [], [], [], []
     for unit, frame in pairs.items():
