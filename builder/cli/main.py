@@ -211,9 +211,6 @@ def _on_stop_signal(signum, frame):
     raise KeyboardInterrupt
 
 
-_on_sigterm = _on_stop_signal  # the name the fault tests and earlier code use
-
-
 def _stop_line(signum: int) -> tuple[int, str]:
     code = ExitStatus.TERMINATED if signum == signal.SIGTERM else ExitStatus.INTERRUPTED
     by = "SIGTERM" if code == ExitStatus.TERMINATED else "Ctrl-C"
