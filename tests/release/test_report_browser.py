@@ -15,7 +15,6 @@ skips, saying what to install. Playwright's own browser download is not used.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import struct
 from pathlib import Path
@@ -27,27 +26,6 @@ from builder.release.report import render_report
 SUMMARY = Path(__file__).parents[1] / "data" / "release" / "summary.json"
 SCREENSHOT = Path(__file__).parents[2] / "docs" / "images" / "release-report.png"
 VIEWPORT = {"width": 1366, "height": 900}
-
-
-def _need(message: str):
-    if os.environ.get("CI"):  # .ci/run installs both: a missing one fails, never skips
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as err:
-        _need(f"playwright is needed for this test ({err}); install it with pip install -e '.[test]'")
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        _need("Chromium is needed for this test; install it with apt-get install chromium")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable)  # no sandbox: CI runs as root
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -15,8 +15,6 @@ failure, elsewhere a skip.
 """
 from __future__ import annotations
 
-import os
-import shutil
 import struct
 import sys
 from pathlib import Path
@@ -30,27 +28,6 @@ from test_report_scale import scaled_summary, write_release  # noqa: E402
 SCREENSHOT = Path(__file__).parents[2] / "docs" / "images" / "release-report-228.png"
 WIDTH = 1280
 MAX_HEIGHT = 4000
-
-
-def _need(message: str):
-    if os.environ.get("CI"):  # .ci/run installs both: a missing one fails, never skips
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as err:
-        _need(f"playwright is needed for this test ({err}); install it with pip install -e '.[test]'")
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        _need("Chromium is needed for this test; install it with apt-get install chromium")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable)  # no sandbox: CI runs as root
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
