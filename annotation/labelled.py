@@ -57,6 +57,9 @@ def read_labelled(path) -> list[LabelledItem]:
     [('1', 'sports', 'A goal.')]
     """
     p = require_path(path, what="labelled data")
+    from schemas.dataset import verify_against_manifest  # pandas: only when reading
+
+    verify_against_manifest(p)  # a split file altered after its manifest.json was written stops here (exit 2)
     if p.is_dir():
         if (p / "decisions.csv").is_file():
             return _from_decisions(p / "decisions.csv")

@@ -19,9 +19,15 @@ A folder with a ``manifest.json`` that records the sha256 of its files
 (``builder assemble``, ``builder export``) is verified as it is read: a split
 file that differs from its recorded hash, or that the manifest lists and the
 folder lacks, is an :class:`~schemas.errors.IntegrityError` naming the file
-(exit code 2), so no stage uses a folder altered after it was written. Each
-file is hashed once, when it is read. ``verify=False`` (the CLI's
-``builder --no-verify``, through :func:`manifest_verification`) skips it.
+(exit code 2), so no stage uses a folder altered after it was written. Every
+split file the manifest lists in a folder that is read is verified, not only
+the format the reader picks: an assembled ``train.jsonl`` altered beside its
+``train.parquet`` stops a command that reads the Parquet file too (the two are
+one split, and a user takes either). Readers that read split files without
+this loader (``builder romanize``, ``builder extend``'s topic source) call
+:func:`verify_against_manifest`, the same check. Each file is hashed once, when
+its folder is read. ``verify=False`` (the CLI's ``builder --no-verify``,
+through :func:`manifest_verification`) skips it.
 """
 from __future__ import annotations
 
@@ -82,10 +88,61 @@ def verify_file(path: Path, expected: str | None) -> None:
                              "'builder --no-verify COMMAND ...'", file=path)
 
 
+def _split_file(path: Path) -> bool:
+    return path.suffix in _SUFFIXES and path.stem not in _SKIP
+
+
+def _verify_others(folder: Path, expected: dict[Path, str], read) -> None:
+    """Verify the split files of ``folder`` that the manifest lists and that this reader did not read itself
+    (``read``: those :func:`read_table` verified), e.g. ``train.jsonl`` beside the ``train.parquet`` read."""
+    read = set(read)
+    for path in sorted(expected):
+        if path.parent == folder and _split_file(path) and path not in read:
+            if not path.exists():
+                _check_listed({path: expected[path]}, {folder})
+            verify_file(path, expected[path])
+
+
+def read_manifest(root: Path) -> dict | None:
+    """``root/manifest.json`` as a dict, or None without one; malformed JSON is a :class:`SchemaError` naming it."""
+    path = Path(root) / "manifest.json"
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(read_text_utf8(path))  # a BOM is harmless, a bad byte one line
+    except json.JSONDecodeError as err:
+        raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {err.lineno}") from None
+
+
+def verify_against_manifest(path: str | Path) -> None:
+    """Check the split files at ``path`` that a ``manifest.json`` lists against their recorded sha256.
+
+    ``path`` is a folder (every split file the manifest lists in it) or one split file. The manifest
+    is the one beside the files (an assembled set) or in the folder above (an export's
+    ``<variant>/``). For readers that read split files without :func:`load_dataset_dir`
+    (``builder romanize``, ``builder extend``'s topic source, ``builder annotate curate/split``): a
+    changed or missing file is the :class:`~schemas.errors.IntegrityError` the loader gives (exit 2).
+    Off inside ``manifest_verification(False)`` (``builder --no-verify``).
+
+    >>> verify_against_manifest(Path("tests/data/sib200/annotated/hin_Deva"))  # no manifest: nothing to check
+    """
+    if not _VERIFY.get():
+        return
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    for root in (folder, folder.parent):
+        expected = recorded_hashes(root, read_manifest(root))
+        if path is not folder:
+            verify_file(path, expected.get(path) if _split_file(path) else None)
+        elif any(p.parent == folder for p in expected):
+            _check_listed(expected, {folder})
+            _verify_others(folder, expected, ())
+
+
 def _check_listed(expected: dict[Path, str], folders) -> None:
     """Raise :class:`IntegrityError` for a split file in ``folders`` that the manifest lists and that is gone."""
     for path in sorted(expected):
-        if path.parent in folders and path.suffix in _SUFFIXES and path.stem not in _SKIP and not path.exists():
+        if path.parent in folders and _split_file(path) and not path.exists():
             raise IntegrityError("manifest.json lists this file, and it is missing: the folder changed after it "
                                  "was written; rebuild the folder, or read it anyway with "
                                  "'builder --no-verify COMMAND ...'", file=path)
@@ -127,6 +184,9 @@ class LazyTables(Mapping):
         fault_point(f"read-{variant}")
         tables = {split: read_table(path, sha256=self._expected.get(path))
                   for split, path in self._files[variant].items()}
+        if self._expected:
+            files = self._files[variant].values()
+            _verify_others(next(iter(files)).parent, self._expected, files)
         if self.kind is not None:
             for split, frame in tables.items():
                 check_columns(frame, self.kind, self._files[variant][split])
@@ -251,13 +311,7 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False,
         :func:`manifest_verification` set it].
     """
     root = require_path(root, what="dataset folder", kind="dir")
-    manifest = None
-    if (root / "manifest.json").is_file():
-        try:
-            manifest = json.loads(read_text_utf8(root / "manifest.json"))  # a BOM is harmless, a bad byte one line
-        except json.JSONDecodeError as err:
-            raise SchemaError(f"malformed JSON: {err.msg}", file=root / "manifest.json",
-                              record=f"line {err.lineno}") from None
+    manifest = read_manifest(root)
     verify = _VERIFY.get() if verify is None else verify
     expected = recorded_hashes(root, manifest) if verify else {}
     tables: dict[str, dict[str, pd.DataFrame]] = {}
@@ -276,6 +330,7 @@ def load_dataset_dir(root: str | Path, *, variants=None, lazy: bool = False,
                 _check_variant_name(root.name, root)
                 tables.setdefault(root.name, {})[split] = frame
                 files[(root.name, split)] = path
+        _verify_others(root, expected, direct.values())
     else:
         per_variant: dict[str, dict[str, Path]] = {}
         for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):

@@ -33,6 +33,9 @@ SPLITS = ("train", "dev", "test")
 def read_topic_source(source: str | Path) -> dict[str, list[dict[str, str]]]:
     """The ``{train,dev,test}.tsv`` of a SIB-200 style folder (at least one split)."""
     root = require_path(source, what="source folder", kind="dir")
+    from schemas.dataset import verify_against_manifest  # pandas: only when reading
+
+    verify_against_manifest(root)  # an altered split beside a manifest.json stops here, as in every reader
     splits = {s: read_sib_tsv(root / f"{s}.tsv") for s in SPLITS if (root / f"{s}.tsv").is_file()}
     if not splits:
         raise SchemaError("no train.tsv, dev.tsv or test.tsv in the source folder", file=root)

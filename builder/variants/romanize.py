@@ -363,7 +363,11 @@ def _read_jsonl(path: Path) -> list[dict]:
 
 
 def read_variant_texts(folder: Path) -> dict[str, tuple[str, list[dict]]]:
-    """``split -> (kind, rows)`` of a variant folder (``tsv`` topic rows or ``jsonl`` MC rows)."""
+    """``split -> (kind, rows)`` of a variant folder (``tsv`` topic rows or ``jsonl`` MC rows), checked
+    against the folder's ``manifest.json`` first (:func:`schemas.dataset.verify_against_manifest`)."""
+    from schemas.dataset import verify_against_manifest  # pandas: only when reading
+
+    verify_against_manifest(folder)
     splits = {}
     for split in SPLIT_ORDER:
         if (folder / f"{split}.tsv").is_file():
