@@ -33,9 +33,12 @@ from schemas.tables import (CONTROL_CHARACTER, INVALID_UTF8, bad_utf8, control_c
 from schemas.errors import AnnotationError, SourceError
 from schemas.records import Judgement
 
+from . import tools
+from .tools import TOOL_FORMATS
+
 ID_COLUMNS = ("item_id", "index_id")
 TEXT_COLUMN = "text"
-FORMATS = ("auto", "long", "wide")
+FORMATS = ("auto", "long", "wide") + TOOL_FORMATS
 
 
 @dataclass(frozen=True)
@@ -205,14 +208,28 @@ class _Collector:
         self.skipped: dict[str, int] = {}
         self.skipped_ids: dict[str, set] = {}
 
-    def problem(self, reason: str, message: str, line: int, item: str | None) -> None:
+    def problem(self, reason: str, message: str, line: int | str, item: str | None) -> None:
+        """A bad record at ``line`` (a line number, or a place like ``task 3, annotation 2``)."""
         if self.on_error == "raise":
-            where = f"line {line}" + (f" (item {item})" if item else "")
+            where = _at(line) + (f" (item {item})" if item else "")
             raise AnnotationError(message, file=self.path, record=where)
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
-        self.skipped_ids.setdefault(reason, set()).add(item or f"line {line}")
+        self.exclude(reason, line, item)
 
-    def add(self, line: int, item: str, annotator: str, label: str, text: str | None) -> None:
+    def exclude(self, reason: str, line: int | str, item: str | None) -> None:
+        """Count a record left out for ``reason``, under either policy (a tool's cancelled or draft rating)."""
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        self.skipped_ids.setdefault(reason, set()).add(item or _at(line))
+
+    def seen(self, line: int | str, item: str, text: str | None) -> None:
+        """An item exists, rated or not (an unrated one is ``too_few_ratings`` at the end)."""
+        if not item:
+            return self.problem("missing_item_id", "missing item id", line, None)
+        self.first_line.setdefault(item, line)
+        self.ratings.setdefault(item, {})
+        if text:
+            self.texts.setdefault(item, text)
+
+    def add(self, line: int | str, item: str, annotator: str, label: str, text: str | None) -> None:
         if not item:
             return self.problem("missing_item_id", "missing item id", line, None)
         for what, value, is_text in (("the item id", item, False), ("the annotator name", annotator, False),
@@ -231,13 +248,13 @@ class _Collector:
         self.first_line.setdefault(item, line)
         if annotator in seen:
             return self.problem("duplicate_rating", f"annotator {annotator!r} rated item {item!r} twice "
-                                f"(first on line {self.rating_line[item, annotator]})", line, item)
+                                f"(first on {_at(self.rating_line[item, annotator])})", line, item)
         self.rating_line[item, annotator] = line
         if text is not None and text != "":
             old = self.texts.setdefault(item, text)
             if old != text:
-                return self.problem("text_mismatch", f"item {item!r} has a different text than on line "
-                                    f"{self.first_line[item]}", line, item)
+                return self.problem("text_mismatch", f"item {item!r} has a different text than on "
+                                    f"{_at(self.first_line[item])}", line, item)
         seen[annotator] = label
 
     def finish(self, min_ratings: int) -> Annotations:
@@ -253,6 +270,11 @@ class _Collector:
         labels = self.allowed or tuple(sorted({lab for r in self.ratings.values() for lab in r.values()}))
         return _build(self.ratings, labels, self.texts, str(self.path), self.skipped,
                       {k: sorted(v) for k, v in self.skipped_ids.items()})
+
+
+def _at(line: int | str) -> str:
+    """``line 5`` for a line number; a tool record's place (``task 3, annotation 2``) as it is."""
+    return f"line {line}" if isinstance(line, int) else line
 
 
 def _build(ratings: Mapping[str, Mapping[str, str]], labels, texts, source, skipped, skipped_ids):
@@ -284,26 +306,54 @@ def from_judgements(judgements: Iterable[Judgement], labels: Sequence[str] | Non
 
 
 def read_annotations(path, *, format: str = "auto", labels: Sequence[str] | None = None,
-                     min_ratings: int = 2, on_error: str = "raise") -> Annotations:
-    """Read a long- or wide-form annotation export.
+                     min_ratings: int = 2, on_error: str = "raise", label_field: str | None = None) -> Annotations:
+    """Read an annotation export: long or wide CSV/TSV/JSONL, or an annotation tool's export.
 
     Parameters
     ----------
     path : path-like
-        A ``.csv``, ``.tsv`` or ``.jsonl`` file.
-    format : {"auto", "long", "wide"}
-        ``auto`` picks long when the columns include ``annotator`` and ``label``.
+        A ``.csv``, ``.tsv`` or ``.jsonl`` file; a Label Studio JSON, JSON-MIN or CSV export; an
+        Argilla v2 records JSON, ``to_disk`` folder, saved Hugging Face dataset folder or parquet file.
+    format : {"auto", "long", "wide", "label-studio", "label-studio-min", "label-studio-csv", "argilla"}
+        ``auto`` reads the content: a JSON list by its first object (:func:`annotation.tools.detect`),
+        a CSV with Label Studio's converter columns as ``label-studio-csv``, a folder or parquet file as
+        ``argilla``, otherwise long when the columns include ``annotator`` and ``label``, else wide.
     labels : sequence of str, optional
         The allowed labels; any other label is an ``unknown_label`` error.
     min_ratings : int
         Items with fewer ratings are an error (``too_few_ratings``).
     on_error : {"raise", "skip"}
         Stop at the first bad record, or skip and count it.
+    label_field : str, optional
+        The Label Studio control (``from_name``) or Argilla question holding the topic; needed only
+        when an export has several.
     """
     if format not in FORMATS:
         raise AnnotationError(f"format must be one of {', '.join(FORMATS)}, found {format!r}")
-    p = require_path(path, what="annotation file", kind="file")
+    p = require_path(path, what="annotation file", kind="any")
+    if p.is_dir() or p.suffix.lower() == ".parquet":
+        if format not in ("auto", "argilla"):
+            raise AnnotationError(f"a folder or parquet file is read as an Argilla export, not {format!r}", file=p)
+        return _read_tool(p, "argilla", tools.load_argilla(p), labels, min_ratings, on_error, label_field)
+    is_json = p.suffix.lower() == ".json" and format in ("auto", "label-studio", "label-studio-min", "argilla")
+    records = _json_list(p) if is_json else None
+    if records is not None:
+        found = tools.detect(records)
+        if format == "auto":
+            if found is None:
+                raise AnnotationError("a JSON list that is neither a Label Studio export (data, annotations) nor "
+                                      "Argilla records (fields, responses) nor Label Studio JSON-MIN (annotator, "
+                                      "annotation_id)", file=p, record="record 1")
+            format = found
+        return _read_tool(p, format, records, labels, min_ratings, on_error, label_field)
+    if format in ("label-studio", "label-studio-min", "argilla"):
+        raise AnnotationError(f"--format {format} needs a JSON list (the tool's export), found another file",
+                              file=p)
+    require_path(p, what="annotation file", kind="file")
     columns, rows, unreadable = _rows(p, on_error)
+    if format == "label-studio-csv" or (format == "auto" and tools.is_label_studio_csv(columns)):
+        return _read_tool(p, "label-studio-csv", [(f"line {n}", row) for n, row in rows], labels, min_ratings,
+                          on_error, label_field, columns=columns, unreadable=unreadable)
     id_col = next((c for c in ID_COLUMNS if c in columns), None)
     if format == "auto":
         format = "long" if {"annotator", "label"} <= set(columns) else "wide"
@@ -346,4 +396,48 @@ def read_annotations(path, *, format: str = "auto", labels: Sequence[str] | None
                 else:
                     coll.first_line.setdefault(item, line)
                     coll.ratings.setdefault(item, {})
+    return coll.finish(min_ratings)
+
+
+def _json_list(p: Path) -> list | None:
+    """The parsed file when it holds one JSON list (a tool's export), else None (JSONL, CSV, ...)."""
+    text = read_text_utf8(p)
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SourceError(f"malformed JSON ({err.msg}, column {err.colno})", file=p,
+                          record=f"line {err.lineno}") from None
+    return obj if isinstance(obj, list) else None
+
+
+def _read_tool(p: Path, format: str, records, labels, min_ratings: int, on_error: str, label_field,
+               columns=None, unreadable=()) -> Annotations:
+    """Apply a tool reader's events (:mod:`annotation.tools`) with the one collector."""
+    coll = _Collector(p, labels, on_error)
+    for line, reason, message in unreadable:
+        coll.problem(reason, message, line, None)
+    if format == "label-studio":
+        events = tools.label_studio(records, tools.pick_field(tools.label_studio_controls(records), label_field,
+                                                              "Choices control (from_name)", p))
+    elif format == "argilla":
+        records = [tools.argilla_nested(r) if isinstance(r, dict) else r for r in records]
+        events = tools.argilla(records, tools.pick_field(tools.argilla_questions(records), label_field,
+                                                         "question", p))
+    else:
+        if format == "label-studio-min":
+            columns = list(dict.fromkeys(k for r in records if isinstance(r, dict) for k in r))
+            records = [(f"record {n}", r) for n, r in enumerate(records, start=1)]
+        field = tools.pick_field(tools.label_studio_row_fields(columns), label_field, "column", p)
+        events = tools.label_studio_rows(records, field)
+    for e in events:
+        if isinstance(e, tools.Rating):
+            coll.add(e.where, e.item, e.annotator, e.label, e.text)
+        elif isinstance(e, tools.Seen):
+            coll.seen(e.where, e.item, e.text)
+        elif isinstance(e, tools.Excluded):
+            coll.exclude(e.reason, e.where, e.item)
+        else:
+            coll.problem(e.reason, e.message, e.where, e.item)
     return coll.finish(min_ratings)
