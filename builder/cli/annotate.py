@@ -21,9 +21,14 @@ def _annotation_options(f):
                      help="Items with fewer ratings are bad input (or skipped and listed with --on-error skip).")(f)
     f = click.option("--labels", "labels_file", type=click.Path(path_type=Path),
                      help="Allowed labels, one per line (like SIB-200's labels.txt).")(f)
-    f = click.option("--format", "fmt", type=click.Choice(["auto", "long", "wide"]), default="auto",
+    f = click.option("--label-field",
+                     help="The Label Studio control (from_name) or Argilla question holding the label, where the "
+                          "export has several.")(f)
+    f = click.option("--format", "fmt", type=click.Choice(["auto", "long", "wide", "label-studio", "label-studio-min",
+                                                           "label-studio-csv", "argilla"]), default="auto",
                      show_default=True,
-                     help="long: item_id, annotator, label rows; wide: one column per annotator.")(f)
+                     help="long: item_id, annotator, label rows; wide: one column per annotator; label-studio(-min, "
+                          "-csv): a Label Studio export; argilla: Argilla v2 records. auto reads the content.")(f)
     return f
 
 
@@ -56,7 +61,7 @@ def annotate():
 @click.option("--no-plot", is_flag=True, help="Do not draw agreement_matrix.png.")
 @_out_option
 @pass_app
-def agreement(app, annotations, fmt, labels_file, min_ratings, on_error, n_boot, seed, ci_level,
+def agreement(app, annotations, fmt, label_field, labels_file, min_ratings, on_error, n_boot, seed, ci_level,
               top_confusions, no_plot, out_dir):
     """Agreement report: Fleiss' kappa, Krippendorff's alpha, Cohen's kappa, Gwet's AC1.
 
@@ -64,7 +69,8 @@ def agreement(app, annotations, fmt, labels_file, min_ratings, on_error, n_boot,
     """
     from builder.tasks.annotate import AgreementOptions, run_agreement
 
-    result = run_agreement(AgreementOptions(annotations, out_dir, format=fmt, labels=labels_file,
+    result = run_agreement(AgreementOptions(annotations, out_dir, format=fmt, label_field=label_field,
+                                            labels=labels_file,
                                             min_ratings=min_ratings, on_error=on_error, n_boot=n_boot, seed=seed,
                                             ci_level=ci_level, top_confusions=top_confusions, plot=not no_plot),
                            app.reporter())
@@ -81,7 +87,7 @@ def agreement(app, annotations, fmt, labels_file, min_ratings, on_error, n_boot,
               help="The lead's filled-in adjudication sheet to merge (column lead_label).")
 @_out_option
 @pass_app
-def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy, sheet, out_dir):
+def adjudicate(app, annotations, fmt, label_field, labels_file, min_ratings, on_error, policy, sheet, out_dir):
     """Majority vote; conflicts go to an adjudication sheet for the lead annotator.
 
     Without --sheet: writes DIR/decisions.csv, DIR/adjudication_sheet.csv (the
@@ -91,7 +97,8 @@ def adjudicate(app, annotations, fmt, labels_file, min_ratings, on_error, policy
     """
     from builder.tasks.annotate import AdjudicateOptions, run_adjudicate
 
-    result = run_adjudicate(AdjudicateOptions(annotations, out_dir, format=fmt, labels=labels_file,
+    result = run_adjudicate(AdjudicateOptions(annotations, out_dir, format=fmt, label_field=label_field,
+                                              labels=labels_file,
                                               min_ratings=min_ratings, on_error=on_error, policy=policy,
                                               sheet=sheet), app.reporter())
     app.show(result)

@@ -28,6 +28,7 @@ class _Ratings:
     labels: Path | None = None
     min_ratings: int = 2
     on_error: str = "raise"
+    label_field: str | None = None
 
 
 def _read(o: _Ratings, report: Reporter):
@@ -35,7 +36,7 @@ def _read(o: _Ratings, report: Reporter):
 
     labels = read_labels(o.labels) if o.labels else None
     ann = read_annotations(o.annotations, format=o.format, labels=labels, min_ratings=o.min_ratings,
-                           on_error=o.on_error)
+                           on_error=o.on_error, label_field=o.label_field)
     for reason, n in sorted(ann.skipped.items()):
         ids = ann.skipped_ids.get(reason, [])
         shown = ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
