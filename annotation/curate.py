@@ -10,15 +10,20 @@ A recipe is YAML with a list of ``steps``; each step is a one-key mapping::
       - keep_labels: [a, b]                # keep only these labels
 
 Unresolved items (no label) are dropped first, in a logged ``drop_unresolved``
-step, so no item disappears without a line in the log.
+step, so no item disappears without a line in the log. A step that drops
+every item left is an :class:`~schemas.errors.AnnotationError` (exit 1) naming
+the recipe, the step and its threshold or labels, and what it dropped: an
+empty label set is never written as a curated dataset (the SIB-200 thresholds,
+``min_count: 80``, are for a whole annotation, not a 12-item sample).
 """
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 
+from schemas.errors import AnnotationError
 from schemas.io import read_yaml, require_path
 from schemas.validate import Checker, key_path
 
@@ -31,6 +36,8 @@ class Step:
 
     name: str
     params: Any
+    file: Any = field(default=None, compare=False)  # the recipe and the key path, for errors
+    key: str | None = field(default=None, compare=False)
 
 
 def _labels_param(chk: Checker, key: str, value) -> tuple:
@@ -96,7 +103,8 @@ def parse_recipe(data, *, file=None) -> list[Step]:
             chk.fail(where, f"expected a one-key mapping like 'min_count: 80', found {raw!r}")
         chk.keys(where, raw, dict.fromkeys(sorted(STEP_PARAMS), False))
         (name, value), = raw.items()
-        steps.append(Step(name, STEP_PARAMS[name](chk, key_path(where, name), value)))
+        steps.append(Step(name, STEP_PARAMS[name](chk, key_path(where, name), value), file=file,
+                          key=key_path(where, name)))
     return steps
 
 
@@ -153,7 +161,23 @@ def curate(items: Sequence[LabelledItem], steps: Sequence[Step]) -> tuple[list[L
         log.append({"step": step.name, "params": _params_json(step.params), "items_before": n_before,
                     "items_after": len(current), "items_dropped": n_before - len(current),
                     "labels_before": before, "labels_after": _counts(current), **info})
+        if n_before and not current:
+            raise _dropped_all(step, before, n_before)
     return current, log
+
+
+def _dropped_all(step: Step, before: dict[str, int], n_before: int) -> AnnotationError:
+    """The error of a step that left no item: which step, its threshold or labels, what it dropped."""
+    if step.name == "drop_unresolved":
+        return AnnotationError(f"every item is unresolved ({n_before}); adjudicate them first "
+                               "(builder annotate adjudicate --sheet FILLED.csv)")
+    shown = ", ".join(f"{lab} {n}" for lab, n in list(before.items())[:6]) + (", ..." if len(before) > 6 else "")
+    if step.name == "min_count":
+        why = (f"min_count: {step.params} dropped all {n_before} items left: every label has <= {step.params} "
+               f"({shown}); the threshold is for a whole annotation, not a sample")
+    else:
+        why = f"{step.name}: {', '.join(map(str, _params_json(step.params)))} dropped all {n_before} items left ({shown})"
+    return AnnotationError(why + "; nothing is written", file=step.file, field=step.key)
 
 
 def _params_json(params):

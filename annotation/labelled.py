@@ -15,7 +15,7 @@ from pathlib import Path
 
 from schemas.io import read_sib_tsv, read_text_utf8, require_path
 from schemas.tables import parse_table
-from schemas.errors import SchemaError
+from schemas.errors import AnnotationError, SchemaError
 
 SIB_SPLITS = ("train", "dev", "test")
 
@@ -62,11 +62,20 @@ def read_labelled(path) -> list[LabelledItem]:
     verify_against_manifest(p)  # a split file altered after its manifest.json was written stops here (exit 2)
     if p.is_dir():
         if (p / "decisions.csv").is_file():
-            return _from_decisions(p / "decisions.csv")
+            return _nonempty(_from_decisions(p / "decisions.csv"), p / "decisions.csv")
         files = [p / f"{s}.tsv" for s in SIB_SPLITS if (p / f"{s}.tsv").is_file()]
         if not files:
             raise SchemaError("folder holds neither decisions.csv nor train/dev/test.tsv", file=p)
-        return [item for f in files for item in _from_sib(f)]
+        return _nonempty([item for f in files for item in _from_sib(f)], p)
     if p.suffix.lower() == ".csv":
-        return _from_decisions(p)
-    return _from_sib(p)
+        return _nonempty(_from_decisions(p), p)
+    return _nonempty(_from_sib(p), p)
+
+
+def _nonempty(items: list[LabelledItem], where: Path) -> list[LabelledItem]:
+    """``items``, unless there are none: an :class:`AnnotationError` naming ``where`` (a header and no rows)."""
+    if not items:
+        raise AnnotationError("no items: the file holds a header and no rows" if where.is_file()
+                              else "no items in the folder's split files",
+                              file=where)
+    return items

@@ -87,8 +87,8 @@ def split_items(items: Sequence[LabelledItem], ratios: Sequence[float] = DEFAULT
     return out
 
 
-def require_labels(items: Sequence[LabelledItem]) -> None:
-    """Refuse unresolved items: a split needs a label for every row.
+def require_labels(items: Sequence[LabelledItem], *, file=None) -> None:
+    """Refuse unresolved items, and no items (naming ``file``, the input): a split needs a label for every row.
 
     >>> require_labels([LabelledItem("1", "sports", "")])
     """
@@ -98,7 +98,7 @@ def require_labels(items: Sequence[LabelledItem]) -> None:
                                   "`builder annotate curate`, which drops and logs unresolved items",
                                   record=item.where, field="label")
     if not items:
-        raise AnnotationError("no items to split")
+        raise AnnotationError("no items to split", file=file)
 
 
 def write_splits(splits: dict[str, list[LabelledItem]], out_dir, *, labels: Sequence[str],
