@@ -14,11 +14,19 @@ Policies (name -> when an item gets a label without adjudication):
 Every item gets a :class:`schemas.records.Decision` whose ``rule`` is
 ``majority``, ``adjudicated`` (from the lead's sheet) or ``unresolved``
 (label None). Nothing is dropped: unresolved items stay in the output.
+
+The conflicts go to the lead as a CSV sheet and as Label Studio import tasks
+(:func:`label_studio_tasks`, with :func:`label_config` for the project): each
+task shows the text and the annotators' labels, and carries the top-voted
+label as a prediction, so the lead adjudicates in the tool; the project's JSON
+export is then merged like a filled sheet (:func:`merge_sheet`).
 """
 from __future__ import annotations
 
 import csv
 import io
+import json
+import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
@@ -30,10 +38,12 @@ from schemas.tables import parse_table
 from schemas.errors import AnnotationError
 from schemas.records import Decision
 
+from . import tools
 from .importer import Annotations
 
 POLICIES = ("sib200", "plurality", "absolute", "unanimous")
 SHEET_LABEL = "lead_label"
+LS_CONTROL, LS_OBJECT = "topic", "text"  # the Choices control and the Text object of the adjudication project
 
 
 def majority_mask(counts: np.ndarray, policy: str = "sib200") -> np.ndarray:
@@ -107,34 +117,30 @@ def write_sheet(path, ann: Annotations, decisions: Sequence[Decision]) -> int:
 def merge_sheet(decisions: Sequence[Decision], sheet, labels: Sequence[str]) -> tuple[list[Decision], dict]:
     """Apply the lead's filled-in sheet: a filled ``lead_label`` makes the item ``adjudicated``.
 
-    An empty ``lead_label`` leaves the item ``unresolved`` (kept and counted). An
-    unknown label, an unknown or already-decided item, or a repeated item is an
-    :class:`AnnotationError` naming the sheet and line.
+    ``sheet`` is the CSV sheet, or the Label Studio JSON export of the tasks from
+    :func:`label_studio_tasks`, where the lead's annotation is the label (a task
+    left unlabelled, or skipped, counts as an empty ``lead_label``; the
+    prediction never counts). An empty ``lead_label`` leaves the item
+    ``unresolved`` (kept and counted). An unknown label, an unknown or
+    already-decided item, or a repeated item is an :class:`AnnotationError`
+    naming the sheet and line (or task).
 
     Returns the new decisions and counts: ``rows``, ``adjudicated``,
     ``left_empty``, ``not_in_sheet``.
     """
     p = require_path(sheet, what="adjudication sheet", kind="file")
-    table = parse_table(read_text_utf8(p), p, delimiter=",", error=AnnotationError, skip_blank=True,
-                        empty="empty sheet; expected a header with item_id and lead_label")
-    header = [h.strip() for h in table.header]
-    for col in ("item_id", SHEET_LABEL):
-        if col not in header:
-            raise AnnotationError(f"sheet lacks column {col!r}; found {', '.join(header)}", file=p,
-                                  record="line 1")
-    id_at, label_at = header.index("item_id"), header.index(SHEET_LABEL)
+    rows = _lead_rows(p)
     by_id = {d.item_id: k for k, d in enumerate(decisions)}
     out = list(decisions)
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}
     stats = {"rows": 0, "adjudicated": 0, "left_empty": 0, "not_in_sheet": 0}
     allowed = set(labels)
-    for line, row in ((r.line, r.fields) for r in table.rows):
-        item, label = row[id_at].strip(), row[label_at].strip()
-        where = {"file": p, "record": f"line {line} (item {item})"}
+    for line, item, label in rows:
+        where = {"file": p, "record": f"{line} (item {item})"}
         if item not in by_id:
             raise AnnotationError(f"item {item!r} is not in the annotations", **where, field="item_id")
         if item in seen:
-            raise AnnotationError(f"item {item!r} appears twice in the sheet (first on line {seen[item]})",
+            raise AnnotationError(f"item {item!r} appears twice in the sheet (first on {seen[item]})",
                                   **where, field="item_id")
         seen[item] = line
         stats["rows"] += 1
@@ -152,6 +158,87 @@ def merge_sheet(decisions: Sequence[Decision], sheet, labels: Sequence[str]) -> 
         stats["adjudicated"] += 1
     stats["not_in_sheet"] = sum(1 for d in decisions if d.rule == "unresolved" and d.item_id not in seen)
     return out, stats
+
+
+def _lead_rows(p: Path) -> list[tuple[str, str, str]]:
+    """``(where, item, lead label)`` of a filled CSV sheet or of a Label Studio JSON export of the tasks."""
+    text = read_text_utf8(p)
+    if p.suffix.lower() == ".json":
+        try:
+            tasks = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise AnnotationError(f"malformed JSON ({err.msg}, column {err.colno})", file=p,
+                                  record=f"line {err.lineno}") from None
+        if not isinstance(tasks, list):
+            raise AnnotationError("expected a Label Studio JSON export (a list of tasks)", file=p)
+        return tools.lead_labels(tasks, p)
+    table = parse_table(text, p, delimiter=",", error=AnnotationError, skip_blank=True,
+                        empty="empty sheet; expected a header with item_id and lead_label")
+    header = [h.strip() for h in table.header]
+    for col in ("item_id", SHEET_LABEL):
+        if col not in header:
+            raise AnnotationError(f"sheet lacks column {col!r}; found {', '.join(header)}", file=p,
+                                  record="line 1")
+    id_at, label_at = header.index("item_id"), header.index(SHEET_LABEL)
+    return [(f"line {r.line}", r.fields[id_at].strip(), r.fields[label_at].strip()) for r in table.rows]
+
+
+def label_studio_tasks(ann: Annotations, decisions: Sequence[Decision], policy: str = "sib200") -> list[dict]:
+    """Label Studio import tasks for the unresolved items, the top-voted label as each one's prediction.
+
+    ``data`` holds ``item_id``, ``text``, ``ratings`` (``annotator: label; ...``) and ``candidates``
+    (the labels tied at the top); ``predictions`` holds one ``choices`` result for the first
+    candidate in label order, scored by its share of the item's ratings.
+
+    >>> from annotation.importer import from_judgements
+    >>> from schemas.records import Judgement as J
+    >>> ann = from_judgements([J("7", "a", "sports"), J("7", "b", "travel")], labels=["sports", "travel"])
+    >>> task = label_studio_tasks(ann, decide(ann))[0]
+    >>> task["data"]["ratings"], task["predictions"][0]["result"][0]["value"], task["predictions"][0]["score"]
+    ('a: sports; b: travel', {'choices': ['sports']}, 0.5)
+    """
+    counts = ann.counts()
+    index = {item: i for i, item in enumerate(ann.item_ids)}
+    tasks = []
+    for d in decisions:
+        if d.rule != "unresolved":
+            continue
+        i = index[d.item_id]
+        top = int(counts[i].max())
+        candidates = [lab for k, lab in enumerate(ann.labels) if top and counts[i, k] == top]
+        ratings = "; ".join(f"{a}: {ann.labels[c]}" for a, c in zip(ann.annotators, ann.codes[i]) if c >= 0)
+        task = {"data": {"item_id": d.item_id, "text": ann.texts.get(d.item_id, ""), "ratings": ratings,
+                         "candidates": ", ".join(candidates)}}
+        if candidates:
+            task["predictions"] = [{"model_version": f"{policy}-vote", "score": round(top / int(counts[i].sum()), 6),
+                                    "result": [{"from_name": LS_CONTROL, "to_name": LS_OBJECT, "type": "choices",
+                                                "value": {"choices": [candidates[0]]}}]}]
+        tasks.append(task)
+    return tasks
+
+
+def label_config(labels: Sequence[str]) -> str:
+    """The Label Studio labeling config of the adjudication project: the ratings, the text, one choice.
+
+    >>> print(label_config(["sports", "travel"]))  # doctest: +NORMALIZE_WHITESPACE
+    <View><Header value="$ratings" /><Text name="text" value="$text" /><Choices name="topic" toName="text"
+    choice="single" showInline="true"><Choice value="sports" /><Choice value="travel" /></Choices></View>
+    """
+    view = ET.Element("View")
+    ET.SubElement(view, "Header", value="$ratings")
+    ET.SubElement(view, "Text", name=LS_OBJECT, value="$text")
+    choices = ET.SubElement(view, "Choices", name=LS_CONTROL, toName=LS_OBJECT, choice="single", showInline="true")
+    for lab in labels:
+        ET.SubElement(choices, "Choice", value=lab)
+    return ET.tostring(view, encoding="unicode")
+
+
+def write_label_studio_tasks(path, ann: Annotations, decisions: Sequence[Decision], policy: str = "sib200") -> int:
+    """Write :func:`label_studio_tasks` as a JSON list atomically; return the number of tasks."""
+    tasks = label_studio_tasks(ann, decisions, policy)
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(tasks, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return len(tasks)
 
 
 def decisions_text(decisions: Sequence[Decision], texts=None) -> str:

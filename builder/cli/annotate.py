@@ -84,16 +84,20 @@ def agreement(app, annotations, fmt, label_field, labels_file, min_ratings, on_e
               default="sib200", show_default=True,
               help="sib200: >= 2 votes and a strict plurality (a 2-2 split is a conflict).")
 @click.option("--sheet", type=click.Path(path_type=Path),
-              help="The lead's filled-in adjudication sheet to merge (column lead_label).")
+              help="The lead's filled-in adjudication sheet to merge (column lead_label), or the Label Studio "
+                   "JSON export of the adjudication tasks.")
 @_out_option
 @pass_app
 def adjudicate(app, annotations, fmt, label_field, labels_file, min_ratings, on_error, policy, sheet, out_dir):
     """Majority vote; conflicts go to an adjudication sheet for the lead annotator.
 
     Without --sheet: writes DIR/decisions.csv, DIR/adjudication_sheet.csv (the
-    conflicts, with an empty lead_label column) and DIR/adjudication.json. With
-    --sheet FILLED.csv: merges the lead's labels (rule `adjudicated`); items
-    left empty stay `unresolved` and are listed in DIR/unresolved_sheet.csv.
+    conflicts, with an empty lead_label column), the same conflicts as Label
+    Studio tasks (DIR/adjudication_tasks.json, the top-voted label as a
+    prediction; DIR/label_studio_config.xml) and DIR/adjudication.json. With
+    --sheet FILLED.csv or the tasks' Label Studio EXPORT.json: merges the
+    lead's labels (rule `adjudicated`); items left empty stay `unresolved` and
+    are listed in DIR/unresolved_sheet.csv and DIR/unresolved_tasks.json.
     """
     from builder.tasks.annotate import AdjudicateOptions, run_adjudicate
 

@@ -120,7 +120,9 @@ class AdjudicateResult(TaskResult):
 
 def run_adjudicate(options: AdjudicateOptions, report: Reporter = QUIET) -> AdjudicateResult:
     """Majority vote; conflicts go to a sheet -> OUT/decisions.csv, OUT/adjudication.json and the sheet."""
-    from annotation.adjudicate import decide, merge_sheet, rule_counts, write_decisions, write_sheet
+    from annotation.adjudicate import (decide, label_config, merge_sheet, rule_counts, write_decisions,
+                                       write_label_studio_tasks, write_sheet)
+    from schemas.io import write_text_atomic
     from schemas.io import write_json_atomic
 
     o = options
@@ -134,17 +136,20 @@ def run_adjudicate(options: AdjudicateOptions, report: Reporter = QUIET) -> Adju
         decisions, sheet_stats = merge_sheet(decisions, o.sheet, ann.labels)
         sheet_stats = {"file": o.sheet.name, **sheet_stats}
     sheet_name = "unresolved_sheet.csv" if o.sheet is not None else "adjudication_sheet.csv"
+    tasks_name = "unresolved_tasks.json" if o.sheet is not None else "adjudication_tasks.json"
     rules = rule_counts(decisions)
     summary = {
         "source": o.annotations.name, "policy": o.policy, "n_items": ann.n_items,
         "n_annotators": len(ann.annotators), "conflicts": conflicts, "rules": rules,
-        "sheet": sheet_stats, "sheet_written": sheet_name,
+        "sheet": sheet_stats, "sheet_written": sheet_name, "label_studio_tasks": tasks_name,
         "unresolved_ids": [d.item_id for d in decisions if d.rule == "unresolved"],
         "skipped": dict(ann.skipped), "skipped_ids": {k: list(v) for k, v in ann.skipped_ids.items()},
     }
     with output_folder(o.out, "annotate adjudicate", inputs=inputs, legacy="adjudication.json") as stage:
         write_decisions(stage / "decisions.csv", decisions, ann.texts)
         write_sheet(stage / sheet_name, ann, decisions)
+        write_label_studio_tasks(stage / tasks_name, ann, decisions, o.policy)  # the same conflicts, for Label Studio
+        write_text_atomic(stage / "label_studio_config.xml", label_config(ann.labels) + "\n")
         write_json_atomic(stage / "adjudication.json", summary)
     line = (f"{ann.n_items} items ({o.policy}): {rules['majority']} majority, {rules['adjudicated']} "
             f"adjudicated, {rules['unresolved']} unresolved -> {o.out / sheet_name}")
