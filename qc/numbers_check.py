@@ -2,8 +2,9 @@
 
 (The module is not called ``numbers``: that would shadow the standard library's on a path.)
 
-Numbers are read by :func:`qc.translation.numbers` (every script's decimal
-digits and Ethiopic numerals as ASCII, group and decimal marks joined) and
+Numbers are read by :func:`schemas.textstats.numbers` (every script's decimal
+digits and Ethiopic numerals as ASCII, group and decimal marks joined; the
+reading ``builder extend`` aligns with) and
 compared as multisets: the order may change in translation, the numbers may
 not. A warning, never gated by default (``gate: false``): a translation may
 legitimately write a number as a word ("two"), convert a unit or a date, or
@@ -29,8 +30,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from schemas.textstats import letter_digit_share, numbers
+
 from .result import CheckResult, VariantData, skipped
-from .translation import letter_digit_share, numbers, why_not_compared
+from .translation import why_not_compared
 
 NAME = "numbers"
 KINDS = ("mc", "topic")

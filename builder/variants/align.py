@@ -3,12 +3,15 @@
 A translation's length is roughly proportional to the English sentence's, so
 the log length ratio ``log((len(target)+1) / (len(english)+1))`` of aligned
 lines has a narrow spread around a language-specific median, while a
-target line compared with the *wrong* English sentence lands far out. Two uses:
+target line compared with the *wrong* English sentence lands far out. The
+length, the ratio, the robust z-score and the numbers of a line are
+:mod:`schemas.textstats`'s (the gate's ``length_ratio`` and ``numbers``
+checks read them the same way). Two uses:
 
-* :func:`robust_z` scores every aligned pair with the robust z-score of
-  Iglewicz & Hoaglin (1993): ``(x - median) / (1.4826 * MAD)``; pairs with
-  ``|z| > 3.5`` (their recommended cut-off) are reported as length outliers,
-  never dropped.
+* :func:`schemas.textstats.robust_z` scores every aligned pair with the robust
+  z-score of Iglewicz & Hoaglin (1993): ``(x - median) / (1.4826 * MAD)``;
+  pairs with ``|z| > 3.5`` (their recommended cut-off) are reported as length
+  outliers, never dropped.
 * :func:`locate_misalignment` finds where a file stops lining up. It runs a
   banded dynamic-programming alignment in the spirit of Gale & Church (1993):
   each target line either matches the next English line, or is extra, or an
@@ -17,7 +20,8 @@ target line compared with the *wrong* English sentence lands far out. Two uses:
   N(0, 1) in z with a few (3 %) off anyway, unrelated pairs spread much wider
   (their scale is measured on pairs five lines apart), so one odd translation
   cannot outweigh its neighbours. Numbers add evidence (same digit strings:
-  aligned; different: not). English is known only for the annotated lines;
+  aligned; different: not; :func:`schemas.textstats.numbers`, so
+  ``1,000`` and ``१,०००`` are one number). English is known only for the annotated lines;
   other lines are neutral (cost 0), and an empty target line costs
   :data:`EMPTY_COST`, so an extra blank line is found exactly. Where English is
   missing around a break, the break cannot be pinned to one line: every
@@ -32,18 +36,16 @@ target line compared with the *wrong* English sentence lands far out. Two uses:
 from __future__ import annotations
 
 import math
-import unicodedata
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
-import regex
-from scipy.stats import median_abs_deviation
 
-_NUMBER = regex.compile(r"\d+")
+from schemas.textstats import log_ratio, numbers, robust_scale, robust_z, text_length
 
-#: |robust z| above this is an outlier (Iglewicz & Hoaglin 1993, "How to detect and handle outliers").
-OUTLIER_Z = 3.5
+# log_ratio and robust_z are also the projection steps' (project.py, project_mc.py import them from here)
+__all__ = ["Break", "RatioModel", "align_path", "fit_ratio_model", "locate_misalignment", "log_ratio", "robust_z"]
+
 #: Share of aligned pairs whose length ratio is off anyway (the mixture weight of the wide component).
 OUTLIER_SHARE = 0.03
 #: Cost of matching an empty target line (an empty line never translates anything).
@@ -57,48 +59,6 @@ NUMBER_SAME, NUMBER_DIFFERENT, NUMBER_ONE_SIDED = 3.0, -2.0, -1.4
 BREAK_SLACK = 3.0
 
 _MATCH, _EXTRA, _MISSING = 0, 1, 2
-
-
-def text_length(text: str) -> int:
-    """Characters of ``text`` without surrounding whitespace (the unit of length ratios)."""
-    return len(text.strip())
-
-
-def log_ratio(target: str, english: str) -> float:
-    """``log((len(target) + 1) / (len(english) + 1))``.
-
-    >>> round(log_ratio("abc", "abc"), 3)
-    0.0
-    """
-    return math.log((text_length(target) + 1) / (text_length(english) + 1))
-
-
-def numbers(text: str) -> frozenset[str]:
-    """The digit strings of ``text``, any script's digits read as ASCII.
-
-    >>> sorted(numbers("In 1994, ߁߉߉߄ and ١٢"))
-    ['12', '1994']
-    """
-    return frozenset("".join(str(unicodedata.digit(c)) for c in m) for m in _NUMBER.findall(text))
-
-
-def robust_z(values: np.ndarray, *, center: float | None = None, scale: float | None = None) -> np.ndarray:
-    """Robust z-scores ``(x - median) / (1.4826 * MAD)`` (scipy's normal-scaled MAD).
-
-    A zero MAD (all values equal) gives z = 0 for values at the median and
-    +/-inf elsewhere.
-    """
-    values = np.asarray(values, dtype=float)
-    if values.size == 0:
-        return values
-    if center is None:
-        center = float(np.median(values))
-    if scale is None:
-        scale = float(median_abs_deviation(values, scale="normal"))
-    diff = values - center
-    if scale == 0:
-        return np.where(diff == 0, 0.0, np.sign(diff) * np.inf)
-    return diff / scale
 
 
 @dataclass(frozen=True)
@@ -141,7 +101,7 @@ def fit_ratio_model(target: Sequence[str], english: Mapping[int, str], *, max_sh
         arr = pairs(shift)
         if arr.size < 3:
             continue
-        scale = float(median_abs_deviation(arr, scale="normal"))
+        scale = robust_scale(arr)
         cand = RatioModel(float(np.median(arr)), scale if scale > 0 else 1e-6, shift, int(arr.size))
         if best is None or cand.scale < best.scale:
             best = cand
@@ -149,7 +109,7 @@ def fit_ratio_model(target: Sequence[str], english: Mapping[int, str], *, max_sh
         return RatioModel(0.0, 1.0, 0, 0)
     far = pairs(best.shift + 5)
     if far.size >= 3:
-        spread = float(median_abs_deviation(far, scale="normal")) / best.scale
+        spread = robust_scale(far) / best.scale
         best = RatioModel(best.center, best.scale, best.shift, best.n_pairs, max(spread, 2.0))
     return best
 
@@ -164,14 +124,15 @@ class _Costs:
         self.empty = np.fromiter((not t.strip() for t in target), dtype=bool, count=self.n)
         self.tlen = _log_lengths(target)
         ids: dict[frozenset, int] = {frozenset(): 0}
-        self.tnum = np.fromiter((ids.setdefault(numbers(t), len(ids)) for t in target), dtype=int, count=self.n)
+        self.tnum = np.fromiter((ids.setdefault(frozenset(numbers(t)), len(ids)) for t in target), dtype=int,
+                                count=self.n)
         m = max([self.n, n_expected or 0, *(j + 1 for j in english)])
         self.elen = np.full(m, np.nan)
         self.enum = np.zeros(m, dtype=int)
         for j, e in english.items():
             if j >= 0:
                 self.elen[j] = math.log(text_length(e) + 1)
-                self.enum[j] = ids.setdefault(numbers(e), len(ids))
+                self.enum[j] = ids.setdefault(frozenset(numbers(e)), len(ids))
 
     def _llr(self, z, a, b):
         r = self.model.random_scale

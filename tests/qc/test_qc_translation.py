@@ -19,9 +19,10 @@ from qc.config import load_config
 from qc.gate import compare_with_sources, run_gate, source_variants
 from qc.numbers_check import run as run_numbers
 from qc.result import CheckResult, VariantData
-from qc.translation import digit_value, ethiopic_value, letter_digit_share, numbers, pivot_pairs
+from qc.translation import pivot_pairs
 from qc.untranslated import run as run_untranslated
 from schemas.dataset import load_dataset_dir
+from schemas.textstats import digit_value, ethiopic_value, letter_digit_share, numbers
 from schemas.variant import VariantInfo
 
 SIB = Path(__file__).resolve().parents[1] / "data" / "sib200" / "annotated"
