@@ -109,6 +109,8 @@ def pick_field(found: Sequence[str], label_field: str | None, what: str, path) -
     """The one question/control holding the topic label: ``label_field``, or the only one found."""
     names = sorted(set(found))
     if label_field is not None:
+        if names and label_field not in names:
+            raise AnnotationError(f"no {what} {label_field!r} (--label-field); found {', '.join(names)}", file=path)
         return label_field
     if len(names) == 1:
         return names[0]
@@ -136,7 +138,7 @@ def _user(value) -> str:
     return "" if value is None else str(value).strip()
 
 
-def _one_label(value, where: str, item: str) -> Rating | Bad | str:
+def _one_label(value, where: str, item: str) -> Bad | str:
     """A label from a choices list, or the Bad event that says why not."""
     if isinstance(value, str):
         return value.strip()
@@ -182,7 +184,10 @@ def label_studio(tasks: Sequence, label_field: str) -> Iterator:
         for a, ann in enumerate(annotations, start=1):
             yield _ls_annotation(f"{where}, annotation {a}", item, ann, label_field)
         drafts = task.get("drafts") or []
-        for d in range(1, len(drafts) + 1 if isinstance(drafts, list) else 1):
+        if not isinstance(drafts, list):
+            yield Bad(where, item, "malformed_record", "drafts must be a list")
+            continue
+        for d in range(1, len(drafts) + 1):
             yield Excluded(f"{where}, draft {d}", item, "draft")
 
 
