@@ -86,11 +86,19 @@ def merge_config(base: dict[str, Any], override: dict[str, Any], *, file=None) -
         chk.fail("version", f"expected {base['version']} (the version this toolkit reads), "
                             f"found {override['version']!r}" + (f"; {hint}" if hint else ""))
     merged = _merge(chk, base, override, "")
-    for name in ("chance", "margin", "near_jaccard", "min_share", "min_line_share", "max_bad_share", "max_share",
-                 "max_near_share", "max_deviation"):
+    for name in ("chance", "margin", "near_jaccard", "warn_jaccard", "min_share", "min_line_share", "max_bad_share",
+                 "max_share", "max_near_share", "max_deviation", "letter_digit_share"):
         for check, params in merged["checks"].items():
             if name in params:
                 chk.number(f"checks.{check}.{name}", params[name], 0, 1)
+    untranslated = merged["checks"]["untranslated"]
+    if untranslated["warn_jaccard"] > untranslated["near_jaccard"]:  # the warning band would be empty
+        chk.fail("checks.untranslated.warn_jaccard",
+                 f"expected a number <= checks.untranslated.near_jaccard ({untranslated['near_jaccard']}), "
+                 f"found {untranslated['warn_jaccard']!r}")
+    ratio = merged["checks"]["length_ratio"]
+    chk.number("checks.length_ratio.max_z", ratio["max_z"], 0, exclusive=True)
+    chk.integer("checks.length_ratio.min_units", ratio["min_units"], 3)
     for name in ("alpha", "confidence", "pivot_share"):
         chk.number(f"decision.{name}", merged["decision"][name], 0, 1, exclusive=True)
     chk.number("checks.bow_probe.folds", merged["checks"]["bow_probe"]["folds"], 2)

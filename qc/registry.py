@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from . import (answer_balance, bow_probe, contamination, duplicates, empty_fields, label_distribution, leakage,
                length_bias, license, overlap_ttest, pivot_consistency, script_consistency, sliding_window)
-from . import label_conflict, numbers_check, untranslated
+from . import label_conflict, length_ratio, numbers_check, untranslated
 
 CHECKS = {m.NAME: m for m in (
     overlap_ttest, sliding_window, bow_probe, answer_balance, length_bias, duplicates, leakage, label_conflict,
-    contamination, pivot_consistency, untranslated, numbers_check, empty_fields, label_distribution,
+    contamination, pivot_consistency, untranslated, numbers_check, length_ratio, empty_fields, label_distribution,
     script_consistency, license,
 )}

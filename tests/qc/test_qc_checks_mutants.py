@@ -259,7 +259,8 @@ def test_run_variant_applies_enabled_and_gate_in_registry_order():
                                                             "license": ["MIT"]})})
     names = [r.check for r in run_variant(data, config)]
     assert names == ["duplicates:texts", "leakage:texts", "label_conflict:texts", "contamination", "pivot_consistency",
-                     "untranslated", "numbers", "empty_fields", "label_distribution", "script_consistency", "license"]
+                     "untranslated", "numbers", "length_ratio", "empty_fields", "label_distribution",
+                     "script_consistency", "license"]
     config["checks"]["leakage"]["gate"] = False
     config["checks"]["license"]["enabled"] = False
     results = {r.check: r for r in run_variant(data, config)}
