@@ -141,6 +141,33 @@ def backend_option(f):
              "(pip install 'mc-dataset-builder[ray]'); the result does not depend on it.")(checked)
 
 
+def source_name_option(f):
+    """``--source-name NAME``: the name to credit for records that name no source (``licenses``, ``export``,
+    ``describe``: one meaning per option name; ``--source`` is a folder, in ``builder extend``).
+
+    ``--source NAME``, its old spelling in ``licenses`` and ``export``, is kept as a hidden alias that
+    prints one ``warning:`` line; both with different values is a usage error (exit 2).
+    """
+    @functools.wraps(f)
+    def merged(*args, source_name, old_source, **kwargs):
+        if old_source is not None:
+            from schemas.errors import UsageError
+
+            if source_name is not None and source_name != old_source:
+                raise UsageError(f"--source {old_source} and --source-name {source_name} name the same thing; "
+                                 "give --source-name only")
+            echo(f"warning: --source NAME is deprecated here, use --source-name {old_source} "
+                 "(--source is a folder, as in builder extend)")
+            source_name = old_source
+        return f(*args, source_name=source_name, **kwargs)
+
+    merged = click.option("--source", "old_source", metavar="NAME", hidden=True,
+                          help="Deprecated spelling of --source-name.")(merged)
+    return click.option("--source-name", metavar="NAME",
+                        help="Source name of records that name none, where their variant.json names none either "
+                             "[default: the input folder's name].")(merged)
+
+
 def _is_terminal() -> bool:
     return sys.stderr.isatty()
 

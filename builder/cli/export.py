@@ -8,7 +8,7 @@ import click
 
 from schemas.license_terms import USES
 
-from .common import AppContext, OutputFolder, backend_option, jobs_option, pass_app
+from .common import AppContext, OutputFolder, backend_option, jobs_option, pass_app, source_name_option
 
 
 @click.command()
@@ -18,10 +18,10 @@ from .common import AppContext, OutputFolder, backend_option, jobs_option, pass_
               help="Exit 1 when any split forbids this use or has an unresolved license conflict.")
 @click.option("--license", "license_id", metavar="ID",
               help="License of variant folders without license information (e.g. CC-BY-SA-4.0).")
-@click.option("--source", metavar="NAME", help="Source name of records that name none (default: the folder name).")
+@source_name_option
 @pass_app
 def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str | None,
-             license_id: str | None, source: str | None):
+             license_id: str | None, source_name: str | None):
     """Audit the license terms of every split of DIRECTORY.
 
     Lists, per variant and split, the sources with record counts, the combined
@@ -33,7 +33,7 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
     from builder.tasks.export import LicensesOptions, run_licenses
 
     res = run_licenses(LicensesOptions(directory, as_json=as_json, intended_use=intended_use, license=license_id,
-                                       source=source), app.reporter())
+                                       source=source_name), app.reporter())
     app.show(res, keep_newlines=True)  # the audit is one block of lines (each line escaped, as any printed line)
     res.gate()
 
@@ -45,9 +45,12 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
 @click.option("--lm-eval", "lm_eval", is_flag=True, help="Also write lm-evaluation-harness task YAMLs to OUT/lm_eval.")
 @click.option("--license", "license_id", metavar="ID",
               help="License of variant folders without license information (e.g. CC-BY-SA-4.0).")
-@click.option("--source", metavar="NAME", help="Source name of records that name none (default: the folder name).")
-@click.option("--name", help="Config-safe dataset name, also the lm-eval group (default: the folder name).")
-@click.option("--pretty-name", help="Display name for the card (default: --name).")
+@source_name_option
+@click.option("--name", metavar="NAME",
+              help="Dataset name, shown as given on the card; configs, the lm-eval group and task names use it "
+                   "with every character other than letters, digits and _ made _ (sib200-full -> sib200_full), "
+                   "which a line says [default: the input manifest.json's name or recipe, else the input folder's name].")
+@click.option("--pretty-name", help="Display name for the card [default: --name as given].")
 @click.option("--lm-eval-data-root", metavar="ROOT",
               help="Folder or hf:// root the lm-eval tasks read the Parquet files from (default: paths relative "
                    "to the task files, which work wherever OUT is moved).")
@@ -60,7 +63,7 @@ def licenses(app: AppContext, directory: Path, as_json: bool, intended_use: str 
 @jobs_option
 @backend_option
 @pass_app
-def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: str | None, source: str | None,
+def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: str | None, source_name: str | None,
            name: str | None, pretty_name: str | None, lm_eval_data_root: str | None, schema: str,
            hub_repo: str | None, jobs: int, backend: str, address: str | None):
     """Export BUILT as a Hugging Face dataset folder with card, Croissant metadata, licenses and manifest.
@@ -72,7 +75,7 @@ def export(app: AppContext, built: Path, out: Path, lm_eval: bool, license_id: s
     """
     from builder.tasks.export import ExportOptions, run_export
 
-    res = run_export(ExportOptions(built, out, lm_eval=lm_eval, license=license_id, source=source, name=name,
+    res = run_export(ExportOptions(built, out, lm_eval=lm_eval, license=license_id, source=source_name, name=name,
                                    pretty_name=pretty_name, lm_eval_data_root=lm_eval_data_root, schema=schema,
                                    hub_repo=hub_repo, jobs=jobs, backend=backend, address=address), app.reporter())
     app.show(res)

@@ -84,6 +84,7 @@ class ExportInput:
     labels: list[str]
     class_labels: list[str] | None
     hub_repo: str | None = None
+    given_name: str = ""  # the name as given (--name, the manifest's, the folder's); ``name`` is its slug
 
 
 def slug(name: str) -> str:
@@ -209,7 +210,7 @@ def read_input(built, out, *, license_id: str | None = None, source: str | None 
                        pretty_name=pretty_name or manifest.get("pretty_name") or given, build_info=build_info,
                        reports=reports, labels=labels,
                        class_labels=labels if ds.kind == "topic" and published.class_labels else None,
-                       hub_repo=hub_repo)
+                       hub_repo=hub_repo, given_name=given)
 
 
 def romanized_variants(source: ExportInput) -> set[str]:

@@ -101,6 +101,14 @@ def run_export(options: ExportOptions, report: Reporter = QUIET) -> ExportResult
                         pretty_name=o.pretty_name, schema=o.schema, hub_repo=o.hub_repo,
                         lm_eval_data_root=o.lm_eval_data_root,
                         card_reports=None if o.card_reports is None else dict(o.card_reports))
+    warnings = []
+    if source.given_name != source.name:  # said, not silently rewritten (docs/export.md, --name)
+        report.info(f"export: name {source.given_name!r} is shown as given on the card; configs, the lm-eval "
+                    f"group and task names use {source.name!r} (letters, digits and _ only)")
+    notice = license_notice(source, o.license)
+    if notice:
+        report.warn(notice)
+        warnings.append(notice)
     with contextlib.ExitStack() as stack:
         files, tasks = write_export(source, o.out, lm_eval=o.lm_eval, lm_eval_data_root=o.lm_eval_data_root,
                                     gate_failing_allowed=o.gate_failing_allowed, jobs=o.jobs, backend=o.backend,
@@ -109,7 +117,54 @@ def run_export(options: ExportOptions, report: Reporter = QUIET) -> ExportResult
     out, variants, terms = Path(o.out), source.dataset.variants, source.audit.overall.terms
     counted = f", {len(tasks)} lm-eval task(s)" if o.lm_eval else ""
     line = f"exported {len(variants)} variant(s), {len(files)} file(s){counted} to {out} (terms: {terms})"
-    return ExportResult(lines=[line], out=out, variants=variants, files=files, terms=terms, lm_eval_tasks=tasks)
+    return ExportResult(lines=[line], warnings=warnings, out=out, variants=variants, files=files, terms=terms,
+                        lm_eval_tasks=tasks)
+
+
+def _override_file(ds) -> Path | None:
+    """Where the written override of a loaded folder is: its ``manifest.json``, else the first ``variant.json``."""
+    if isinstance(ds.manifest, dict) and ds.manifest.get("license_override"):
+        return Path(ds.root) / "manifest.json"
+    for variant in ds.variants:
+        info = ds.variant_info(variant)
+        if info is not None and info.license_override is not None:
+            return ds.variant_dir(variant) / "variant.json"
+    return None
+
+
+def license_notice(source, fallback: str | None) -> str | None:
+    """The one warning an export owes when it goes ahead on license terms that are not known.
+
+    Unknown licenses that the written override accepts (named with the file that holds it), and a
+    ``--license`` fallback standing in for a declared license, both let the export pass; the notice
+    says so, and gives the verdict of qc's ``license`` check on the same data (:func:`qc.license.split_license`,
+    which takes no fallback): a release gate that fails what the export accepted is said here, not
+    found later. None when there is nothing to say.
+    """
+    from qc.license import split_license
+    from schemas.licensing import license_contexts
+
+    audit, ds = source.audit, source.dataset
+    unknown = sorted({share.name for s in audit.splits for c in s.terms.conflicts if c.overridden
+                      for share in s.terms.sources if share.license == "unknown"})
+    if not unknown and not fallback:  # then qc resolves exactly as the audit did, which passed
+        return None
+    contexts = license_contexts(ds, infos=audit.variant_info)  # qc's: no fallback
+    failing = [f"{variant}/{split}: {reason}" for variant, ctx in contexts.items() for split in ds.splits(variant)
+               for reason in [split_license(ds.tables[variant][split], ctx, split)[0]] if reason is not None]
+    if not unknown and not failing:
+        return None
+    parts = []
+    if unknown:
+        parts.append(f"the license of {', '.join(unknown)} is unknown and exported only because of the written "
+                     f"license_override in {_override_file(ds)}")
+    if failing:
+        fell = f" (it takes no fallback such as --license {fallback})" if fallback else ""
+        parts.append(f"qc's license check fails {len(failing)} split(s){fell}, first {failing[0]}: the release "
+                     "gate will stop")
+    else:
+        parts.append("qc's license check passes it only through the same override")
+    return "; ".join(parts) + "; confirm the terms before a release"
 
 
 @dataclass(frozen=True)

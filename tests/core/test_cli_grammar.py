@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
 from pathlib import Path
 
 import click
@@ -191,3 +192,98 @@ def test_an_option_of_another_subcommand_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(cli, ["evaluate", "predictions", str(DATA / "evaluation" / "mc_predictions.jsonl"),
                                       "--task", "mc", "--baseline", "chance", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "No such option" in result.output
+
+
+# --- one meaning per option name (issue 24): --source is a folder, --source-name a name --------------------------
+
+
+def _commands(group=cli, prefix=()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        cmd = group.get_command(ctx, name)
+        if isinstance(cmd, click.Group):
+            yield from _commands(cmd, (*prefix, name))
+        else:
+            yield " ".join((*prefix, name)), cmd
+
+
+def test_source_is_a_path_and_source_name_a_name_in_every_command():
+    path_opts, name_opts = {}, {}
+    for name, cmd in _commands():
+        for p in cmd.params:
+            if isinstance(p, click.Option) and not p.hidden:
+                if "--source" in p.opts:
+                    path_opts[name] = p
+                if "--source-name" in p.opts:
+                    name_opts[name] = p
+    assert sorted(path_opts) == ["extend"] and isinstance(path_opts["extend"].type, click.Path)
+    assert sorted(name_opts) == ["describe", "export", "licenses"]
+    assert not any(isinstance(p.type, click.Path) for p in name_opts.values())
+
+
+def _err_lines(result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.strip()]
+
+
+def test_the_old_source_spelling_works_with_one_warning_line():
+    new = CliRunner().invoke(cli, ["licenses", str(DATA / "export" / "sib_small"), "--source-name", "X"])
+    old = CliRunner().invoke(cli, ["licenses", str(DATA / "export" / "sib_small"), "--source", "X"])
+    assert new.exit_code == old.exit_code == 0, old.stderr
+    assert old.stdout == new.stdout
+    assert _err_lines(old) == ["warning: --source NAME is deprecated here, use --source-name X "
+                               "(--source is a folder, as in builder extend)"]
+    both = CliRunner().invoke(cli, ["licenses", str(DATA / "export" / "sib_small"), "--source", "X",
+                                    "--source-name", "Y"])
+    assert both.exit_code == 2 and _err_lines(both) == [
+        "error: --source X and --source-name Y name the same thing; give --source-name only"]
+
+
+def test_export_help_gives_the_real_default_of_name():
+    text = " ".join(CliRunner().invoke(cli, ["export", "--help"]).output.split())
+    assert "[default: the input manifest.json's name or recipe, else the input folder's name]" in text
+    assert "(default: the folder name)" not in text
+
+
+def test_a_name_that_is_not_config_safe_is_said_in_one_line(tmp_path):
+    out = tmp_path / "ex"
+    result = CliRunner().invoke(cli, ["export", str(DATA / "export" / "sib_small"), "--out", str(out),
+                                      "--name", "my name", "-j", "1"])
+    assert result.exit_code == 0, result.stderr
+    said = [line for line in _err_lines(result) if "my name" in line]
+    assert said == ["export: name 'my name' is shown as given on the card; configs, the lm-eval group and task "
+                    "names use 'my_name' (letters, digits and _ only)"]
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["name"] == "my_name" and manifest["pretty_name"] == "my name"
+    quiet = CliRunner().invoke(cli, ["export", str(DATA / "export" / "sib_small"), "--out", str(tmp_path / "e2"),
+                                     "--name", "sib_small", "-j", "1"])
+    assert quiet.exit_code == 0 and not any("shown as given" in line for line in _err_lines(quiet))
+
+
+def test_export_of_unknown_licenses_through_the_override_says_so(tmp_path):
+    out = tmp_path / "ex"
+    result = CliRunner().invoke(cli, ["export", str(DATA / "export" / "mc_small"), "--out", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in _err_lines(result) if line.startswith("warning:")]
+    assert len(warnings) == 1, result.stderr
+    assert warnings[0].startswith("warning: the license of MCScript, MultiRC is unknown and exported only because of the "
+                                  f"written license_override in {DATA / 'export' / 'mc_small' / 'manifest.json'}; ")
+    assert "qc's license check passes it only through the same override" in warnings[0]
+    # what the line says qc does: qc's license check takes the same override (schemas.licensing, one rule)
+    CliRunner().invoke(cli, ["qc", str(DATA / "export" / "mc_small"), "--out", str(tmp_path / "qc"), "-j", "1"])
+    report = json.loads((tmp_path / "qc" / "qc_report.json").read_text(encoding="utf-8"))
+    checks = report.get("checks") or report.get("results")
+    assert [c["passed"] for c in checks if c["check"] == "license"] == [True]
+
+
+def test_export_with_a_license_fallback_says_qc_will_fail(tmp_path):
+    data = tmp_path / "ds"
+    shutil.copytree(DATA / "sib200" / "annotated" / "hin_Deva", data / "hin_Deva")  # no variant.json: no license
+    result = CliRunner().invoke(cli, ["export", str(data), "--out", str(tmp_path / "ex"), "--license",
+                                      "CC-BY-SA-4.0", "-j", "1"])
+    assert result.exit_code == 0, result.stderr
+    warnings = [line for line in _err_lines(result) if line.startswith("warning:")]
+    assert warnings == ["warning: qc's license check fails 3 split(s) (it takes no fallback such as --license "
+                        "CC-BY-SA-4.0), first hin_Deva/train: no_license: the release gate will stop; confirm the "
+                        "terms before a release"]
+    qc = CliRunner().invoke(cli, ["qc", str(data), "--out", str(tmp_path / "qc"), "-j", "1"])
+    assert qc.exit_code == 1 and "hin_Deva:license" in qc.stderr  # what the warning said
