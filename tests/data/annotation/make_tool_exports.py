@@ -23,8 +23,15 @@ gives the same judgements and the same Fleiss' kappa as the long CSV:
   two records and left a draft on one; one submitted response has no
   ``user_id`` (``missing_annotator``).
 
-The LS adjudication round trip (tests/annotation/test_annotation_tools.py)
-builds its export at test time from the tasks builder writes.
+* ls_adjudicated_export.json: what Label Studio exports (JSON) from a project
+  that imported builder's adjudication_tasks.json for these ratings: the
+  tasks' data and predictions as imported, plus the lead's (user 9)
+  annotations: 1325 science, 60 technology, 1007 health; 182 skipped.
+  The tasks are made by annotation.adjudicate.label_studio_tasks, so this
+  script needs the repository on sys.path (it puts it there).
+
+tests/annotation/test_annotation_tools.py also builds such an export at test
+time from the tasks the command writes.
 """
 from __future__ import annotations
 
@@ -35,6 +42,7 @@ import uuid
 from pathlib import Path
 
 HERE = Path(__file__).parent
+LEAD = {"1325": "science", "60": "technology", "1007": "health", "182": None}  # None: the lead pressed Skip
 STAMP = "2026-11-20T10:{:02d}:00.000000Z"
 
 
@@ -125,6 +133,19 @@ def argilla(items):
     return records
 
 
+def adjudicated(tasks):
+    out = []
+    for k, task in enumerate(tasks, start=1):
+        label = LEAD[task["data"]["item_id"]]
+        result = [] if label is None else _result(f"lead{k}", [label])
+        out.append({"id": 200 + k, "data": task["data"],
+                    "annotations": [_annotation(900 + k, 200 + k, 9, result, label is None)],
+                    "predictions": [dict(p, id=300 + k, task=200 + k, created_ago="1 hour")
+                                    for p in task.get("predictions", [])],
+                    "created_at": STAMP.format(0), "updated_at": STAMP.format(k), "project": 8})
+    return out
+
+
 def main():
     items = _long()
     tasks, rows = label_studio(items)
@@ -135,6 +156,16 @@ def main():
     (HERE / "ls_export_min.json").write_text(json.dumps(minimal, indent=2, ensure_ascii=False) + "\n",
                                              encoding="utf-8")
     (HERE / "ls_export.csv").write_text(ls_csv(rows), encoding="utf-8", newline="")
+    import sys
+
+    sys.path.insert(0, str(HERE.parents[2]))
+    from annotation.adjudicate import decide, label_studio_tasks
+    from annotation.importer import read_annotations, read_labels
+
+    ann = read_annotations(HERE / "sib_small_long.csv", labels=read_labels(HERE / "labels.txt"))
+    (HERE / "ls_adjudicated_export.json").write_text(
+        json.dumps(adjudicated(label_studio_tasks(ann, decide(ann))), indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8")
     (HERE / "argilla_records.json").write_text(json.dumps(argilla(items), ensure_ascii=False) + "\n",
                                                encoding="utf-8")
 
