@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+from oracles import aggregate_raters, fleiss_kappa
 
 from annotation.agreement import agreement_report, library_alpha, library_fleiss
 from annotation.importer import Annotations, code_counts

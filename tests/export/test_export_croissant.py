@@ -11,7 +11,7 @@ import logging
 import shutil
 from pathlib import Path
 
-import mlcroissant as mlc
+from oracles import mlc
 import pandas as pd
 import pytest
 

@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-import datasets
+from oracles import datasets
 import pyarrow.parquet as pq
 import pycountry
 import pytest

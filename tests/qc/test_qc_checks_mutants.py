@@ -15,7 +15,7 @@ import math
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.proportion import proportion_confint
+from oracles import proportion_confint
 
 from qc import answer_balance, label_distribution, leakage
 from qc.config import default_config

@@ -17,7 +17,7 @@ from functools import lru_cache
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sacremoses import MosesPunctNormalizer, MosesTokenizer
+from oracles import MosesPunctNormalizer, MosesTokenizer
 
 from qc.tokens import _moses, _Windowed
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.meta_analysis import effectsize_smd
+from oracles import effectsize_smd
 
 from qc import overlap_ttest as O
 from qc.result import VariantData

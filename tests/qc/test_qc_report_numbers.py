@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.meta_analysis import effectsize_smd
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
+from oracles import effectsize_smd
+from oracles import multipletests
+from oracles import proportion_confint
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE.parents[0] / "golden" / "qc" / "longest_qc_report.md"

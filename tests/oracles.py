@@ -1,0 +1,62 @@
+"""The independent implementations the tests compare our numbers with, imported on first use.
+
+statsmodels, sacremoses, mlcroissant and ``datasets`` cost about 10 CPU s to import, and pytest
+imports every test module to collect it: a module-level import would make every run (even
+``pytest -k one_test``) pay for all of them. The names here are the libraries' own, so a test
+reads as if it imported them; the library is imported when the test calls it, and a missing one
+fails that test (CI installs them all through the ``test`` extra).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+
+class LazyModule:
+    """A module that is imported when one of its attributes is first read."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self._name}>"
+
+
+class _LazyName:
+    """A class or function of a module, imported when it is first called or its attributes read."""
+
+    def __init__(self, module: str, name: str):
+        self._module, self._name = module, name
+        self.__name__ = self.__qualname__ = name
+
+    def _target(self) -> Any:
+        return getattr(importlib.import_module(self._module), self._name)
+
+    def __call__(self, *args, **kwargs):
+        return self._target()(*args, **kwargs)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._target(), attribute)
+
+    def __repr__(self) -> str:
+        return f"<lazy {self._module}.{self._name}>"
+
+
+def _lazy(module: str, name: str) -> _LazyName:
+    return _LazyName(module, name)
+
+
+datasets = LazyModule("datasets")
+mlc = LazyModule("mlcroissant")
+
+effectsize_smd = _lazy("statsmodels.stats.meta_analysis", "effectsize_smd")
+multipletests = _lazy("statsmodels.stats.multitest", "multipletests")
+proportion_confint = _lazy("statsmodels.stats.proportion", "proportion_confint")
+aggregate_raters = _lazy("statsmodels.stats.inter_rater", "aggregate_raters")
+fleiss_kappa = _lazy("statsmodels.stats.inter_rater", "fleiss_kappa")
+MosesPunctNormalizer = _lazy("sacremoses", "MosesPunctNormalizer")
+MosesTokenizer = _lazy("sacremoses", "MosesTokenizer")
