@@ -329,13 +329,13 @@ def release_from_dict(data: Any, *, file: Path | None = None) -> ReleaseRecipe:
 def _baselines(chk: _Release, raw_value: Any) -> BaselineSettings:
     """``baselines:``; each name is one the baselines stage knows for some kind of data (which kind the
     release holds is known once its entries are planned: :func:`check_baselines_kind`)."""
-    from builder.evaluation.runner import default_baselines
+    from builder.evaluation.runner import known_baselines
     from builder.evaluation.topic_baselines import NGRAM_UNITS
 
     raw = dict(chk.mapping("baselines", raw_value))
     chk.keys("baselines", raw, _BASELINES)
     names = chk.names("baselines.names", raw["names"]) if "names" in raw else ()
-    known = (*default_baselines("topic"), *default_baselines("mc"))
+    known = (*known_baselines("topic"), *known_baselines("mc"))
     for j, n in enumerate(names):
         chk.known(f"baselines.names[{j}]", n, known, "baseline")
     unit = None
@@ -351,16 +351,16 @@ def _baselines(chk: _Release, raw_value: Any) -> BaselineSettings:
 def check_baselines_kind(recipe: ReleaseRecipe, kind: str) -> None:
     """Refuse a baseline name the baselines stage does not run on ``kind`` data ("topic" or "mc"), naming the
     recipe file and ``baselines.names[j]``; called once the plan knows the kind, before any stage runs."""
-    from builder.evaluation.runner import default_baselines
+    from builder.evaluation.runner import known_baselines
 
     if recipe.baselines is None:
         return
     words = {"topic": "topic", "mc": "multiple-choice"}
-    known = default_baselines(kind)
+    known = known_baselines(kind)
     other = "mc" if kind == "topic" else "topic"
     for j, n in enumerate(recipe.baselines.names):
         if n not in known:
-            if n in default_baselines(other):
+            if n in known_baselines(other):
                 message = (f"baseline {shown(n)} is for {words[other]} data, this release holds {words[kind]} "
                            f"data; known: {', '.join(known)}")
             else:

@@ -55,30 +55,38 @@ def test_majority_is_the_most_frequent_training_label():
 
 
 def test_cli_writes_every_output_with_n_and_ci(small_sib, tmp_path):
+    """No ``--baseline``: every topic baseline but the MLP, which runs only when asked (issue 25)."""
     out = tmp_path / "out"
-    result = _invoke("evaluate", "baselines", small_sib, "--out", out, "--mlp-max-iter", "20", "--jobs", "1")
+    result = _invoke("evaluate", "baselines", small_sib, "--out", out, "--jobs", "1")
     assert result.exit_code == 0, result.output
     rows = _csv(out / "results.csv")
     assert list(rows[0])[:10] == ["variant", "script", "baseline", "split", "train_variant", "n", "correct",
                                   "accuracy", "ci_low", "ci_high"]
     assert [(r["variant"], r["baseline"]) for r in rows] == [
-        (v, b) for v in ("eng_Latn", "hin_Deva", "zho_Hans") for b in ("majority", "mlp", "char_tfidf", "char_linear")]
+        (v, b) for v in ("eng_Latn", "hin_Deva", "zho_Hans") for b in ("majority", "char_tfidf", "char_linear")]
     for r in rows:
         n, k = int(r["n"]), int(r["correct"])
         assert n == SIZES["test"] and float(r["accuracy"]) == pytest.approx(k / n, abs=1e-6)
         assert (float(r["ci_low"]), float(r["ci_high"])) == pytest.approx(accuracy_ci(k, n), abs=1e-6)
         assert r["seed"] == "0" and r["split"] == "test"
-    mlp = json.loads(next(r for r in rows if r["baseline"] == "mlp")["params"])
-    assert (mlp["ngram_unit"], mlp["max_iter"], mlp["ngram_range"]) == ("char", 20, [1, 3])
     tfidf = json.loads(next(r for r in rows if r["baseline"] == "char_tfidf")["params"])
     assert tfidf["C"] in tfidf["C_grid"] and tfidf["dev_accuracy"] is not None
     report = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert report["settings"]["seed"] == 0 and report["settings"]["ci_method"] == "wilson"
-    assert set(report["means"]) == {"majority", "mlp", "char_tfidf", "char_linear"}
+    assert set(report["means"]) == {"majority", "char_tfidf", "char_linear"}
     md = (out / "results.md").read_text(encoding="utf-8")
-    assert "| variant | script | n | majority | mlp | char_tfidf | char_linear |" in md and "**mean of 3**" in md
+    assert "| variant | script | n | majority | char_tfidf | char_linear |" in md and "**mean of 3**" in md
     assert (out / "accuracy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| eng_Latn | Latn | 68 |" in result.output
+
+
+def test_the_mlp_runs_when_asked_with_its_settings_recorded(small_sib, tmp_path):
+    result = _invoke("evaluate", "baselines", small_sib, "--out", tmp_path, "--baseline", "mlp", "--variant",
+                     "eng_Latn", "--mlp-max-iter", "20", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    (row,) = _csv(tmp_path / "results.csv")
+    mlp = json.loads(row["params"])
+    assert (row["baseline"], mlp["ngram_unit"], mlp["max_iter"], mlp["ngram_range"]) == ("mlp", "char", 20, [1, 3])
 
 
 def test_parallel_run_is_byte_identical_to_serial(small_sib, tmp_path):
