@@ -3,12 +3,19 @@
 ``DIR`` (marked ``.builder.json``, command ``release``) holds::
 
     stages/<stage>/output/   what the stage made          stages/<stage>/stage.json   its record
-    export/                  the release (Parquet, card, LICENSE, lm-eval tasks)
+    export/                  the release (Parquet, card, LICENSE, lm-eval tasks): only when this run released
+    superseded/<stage>/      an output this run does not stand behind, moved aside (:mod:`.superseded`)
     release.json             the summary (machine-readable)    report.html   the same for a reviewer
     run.json                 this run only: which stages ran or were skipped, and their seconds
 
 Everything but ``run.json`` is byte-identical between a run that was never
-interrupted and one that was killed at any point and run again.
+interrupted and one that was killed at any point and run again. Whatever the
+run's verdict (released, stopped by the gate, stopped by a stage's error),
+``release.json``, ``report.html`` and the folder agree with it: they are
+written at the end of every run that was not interrupted, from the stages this
+run ran or found up to date only, after the outputs it does not stand behind
+were moved aside. An interrupted run (exit 130, 143) leaves the last finished
+run's summary, which still agrees with the folder's ``export/``.
 """
 from __future__ import annotations
 
@@ -28,6 +35,8 @@ from builder.tasks.base import echo
 
 from .plan import Plan
 from .stages import STAGE_JSON, Recorder
+from .superseded import (GATE_FAILED, NOT_PLANNED, check_same_release, mark_release, recover_superseded,
+                         stopped_reason, supersede)
 
 
 class StageStopped(Exception):
@@ -49,13 +58,24 @@ class RunResult:
     gate_passed: bool | None = None
     stopped_at_gate: bool = False
     summary: dict | None = None
+    stopped: dict | None = None   # {"stage", "error"}: the stage whose task failed, and its one-line error
+
+    @property
+    def current(self) -> set[str]:
+        """The stages this run ran or found up to date: the only ones the summary reads."""
+        return {name for name, _, _ in self.stages}
 
 
-def prepare_root(root: Path) -> None:
-    """Refuse a non-empty ``root`` that is not an earlier release (exit 2); mark it as a release."""
+def prepare_root(root: Path, plan: Plan | None = None) -> None:
+    """Refuse a non-empty ``root`` that is not an earlier release, or that holds another recipe's release
+    (exit 2, :func:`.superseded.check_same_release`); mark it as the release of ``plan``'s recipe."""
     check_replaceable(root, None, "release")
+    if plan is not None and root.is_dir():
+        check_same_release(root, plan.recipe.name, plan.recipe.file)
     root.mkdir(parents=True, exist_ok=True)
-    if not (root / MARKER).is_file():
+    if plan is not None:
+        mark_release(root, plan.recipe.name, plan.recipe.file)
+    elif not (root / MARKER).is_file():
         write_text_atomic(root / MARKER, '{"command": "release"}\n')
 
 
@@ -192,8 +212,6 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
 
     Raises :class:`StageStopped` when a stage's task fails (the error it raised is in ``error``).
     """
-    from .summary import write_summary
-
     # every check first (the recipe and the plan were validated whole when they were made): a bad --from
     # stops before the release folder is made or marked, as a bad recipe does
     forced_from = first_forced(plan, from_stage)
@@ -201,22 +219,55 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
     check_writable(plan.root)
     plan.root.parent.mkdir(parents=True, exist_ok=True)
     with output_lock(lock_beside(plan.root), plan.root, "release"):  # one run at a time writes the release
-        prepare_root(plan.root)
+        prepare_root(plan.root, plan)
         recover_release(plan)
         recorder = Recorder(plan.root, plan.recipe_dir, tool_info())
         result = RunResult()
-        with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
-            _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)
-        summary = write_summary(plan, gate_failing_allowed=allow_failing_gate and result.gate_passed is False,
-                                stopped_at_gate=result.stopped_at_gate)
-        result.summary = summary
-        order = {st.name: i for i, st in enumerate(plan.stages)}
-        result.stages.sort(key=lambda row: order[row[0]])
-        write_json_atomic(plan.root / "run.json", {
-            "stages": [{"name": n, "status": s, "seconds": t} for n, s, t in result.stages],
-            "stopped_at_gate": result.stopped_at_gate,
-            "note": "this run only; every other file of the release is the same whichever run made it"})
+        try:
+            with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
+                _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)
+        except StageStopped as stop:
+            # the run has a verdict (stopped there): the folder, release.json and the report say it
+            result.stopped = {"stage": stop.stage, "error": str(stop.error)}
+            _finish(plan, result, allow_failing_gate, say)
+            raise
+        _finish(plan, result, allow_failing_gate, say)
     return result
+
+
+def _finish(plan: Plan, result: RunResult, allow_failing_gate: bool, say) -> None:
+    """Move aside what this run does not stand behind, then write release.json, report.html and run.json."""
+    from .summary import write_summary
+
+    set_aside(plan, result, say)
+    fault_point("release-set-aside")
+    result.summary = write_summary(plan, gate_failing_allowed=allow_failing_gate and result.gate_passed is False,
+                                   stopped_at_gate=result.stopped_at_gate, current=result.current,
+                                   stopped=result.stopped)
+    order = {st.name: i for i, st in enumerate(plan.stages)}
+    result.stages.sort(key=lambda row: order[row[0]])
+    write_json_atomic(plan.root / "run.json", {
+        "stages": [{"name": n, "status": s, "seconds": t} for n, s, t in result.stages],
+        "stopped_at_gate": result.stopped_at_gate, "stopped_at": (result.stopped or {}).get("stage"),
+        "note": "this run only; every other file of the release is the same whichever run made it"})
+
+
+def set_aside(plan: Plan, result: RunResult, say) -> None:
+    """Move to ``superseded/`` the export when this run did not make it or find it up to date (the gate
+    failed without ``--allow-failing-gate``, or a stage stopped the run), and the folders of stages the
+    plan no longer has. A stage this run did not reach keeps its output and record under ``stages/`` (the
+    next run may skip it); the summary does not read it (:func:`.summary.build_summary`)."""
+    export = next((st for st in plan.stages if st.name == "export"), None)
+    if export is not None and export.name not in result.current:
+        reason = stopped_reason(result.stopped["stage"]) if result.stopped else GATE_FAILED
+        supersede(plan.root, export.name, export.output, reason, say)
+    planned = {st.name for st in plan.stages}
+    stages = plan.root / "stages"
+    for folder in sorted(stages.iterdir()) if stages.is_dir() else []:
+        if folder.is_dir() and not folder.name.startswith(".") and folder.name not in planned:
+            supersede(plan.root, folder.name, folder / "output", NOT_PLANNED, say)
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
 
 
 def recover_release(plan: Plan) -> None:
@@ -233,3 +284,4 @@ def recover_release(plan: Plan) -> None:
             recover(record, STAGE_JSON)
     for name in ("release.json", "report.html", "run.json"):
         recover(plan.root, name)
+    recover_superseded(plan.root)

@@ -2,6 +2,13 @@
 
 The summary is built from files only (never from timings or from which stages
 this run skipped), so a release resumed after a crash writes the same bytes.
+It reads only the stages this run ran or found up to date (``current``): a stage
+the run did not reach (the gate stopped it, or an earlier stage failed) keeps its
+earlier output under ``stages/`` for the next run, and the summary lists it as
+``not reached`` without reading it, so nothing of an earlier run is shown as this
+one's. ``superseded`` lists what was moved aside (:mod:`builder.release.superseded`),
+``warnings`` every warning a stage gave, ``drops`` the ledger per stage kept apart
+by what it counts (:mod:`builder.release.findings`).
 
 Two things it carries for the report beyond counts: each variant's ``derived``
 (``{"method", "from"}`` for a romanized, projected or aligned variant, read from
@@ -17,18 +24,24 @@ from pathlib import Path
 
 from schemas.codes import variant_language, variant_script
 from schemas.errors import SchemaError
-from schemas.ledger import DropRow, total_drops
 from schemas.runtime.provenance import tool_info
 from schemas.io import write_json_atomic, write_text_atomic
 from schemas.variant import VariantInfo
 
+from . import findings
 from .plan import Plan, Variant
 from .stages import STAGE_JSON
+from .superseded import superseded
 
 #: A failing check's records in the summary: at most this many, each text cut to this many characters.
 MAX_ITEMS, TEXT_CHARS = 10, 160
 #: How the release plan words a variant it made from another one (plan.py), and the method it stands for.
 _MADE = (("romanized from ", "romanization"), ("projected from ", "projection"), ("aligned to ", "alignment"))
+#: Why a release's gate skips a check, where the qc report's own reason names an option of ``builder qc``
+#: that a release recipe does not have.
+RELEASE_SKIPS = {"contamination": "a release recipe names no test set to compare against, so the gate cannot "
+                                  "look for its passages here; run builder qc DATASET --contamination-against "
+                                  "TESTSET on the exported data for that check"}
 
 
 def _json(path: Path | None):
@@ -44,7 +57,8 @@ def _output(plan: Plan, name: str) -> Path | None:
 
 def _gate(plan: Plan, qc: dict | None, allowed: bool) -> dict:
     if qc is None:
-        return {"verdict": "not run", "allowed_failing": False, "failing": [], "report": None}
+        return {"verdict": "not run", "allowed_failing": False, "failing": [], "report": None, "skipped": [],
+                "warnings": []}
     details = {(c.get("variant"), c.get("check")): c for c in qc.get("checks", [])}
     failing = []
     for f in qc.get("failed", []):
@@ -52,8 +66,12 @@ def _gate(plan: Plan, qc: dict | None, allowed: bool) -> dict:
         detail = " ".join(str(c.get("detail") or f.get("reason") or "").split())
         failing.append({"variant": f.get("variant"), "check": f.get("check"), "detail": detail,
                         "items": failing_items(c)})
+    skipped, warned = findings.qc_notes(qc)
+    for row in skipped:
+        if row["check"] in RELEASE_SKIPS:
+            row["release"] = RELEASE_SKIPS[row["check"]]
     return {"verdict": "pass" if qc.get("passed") else "fail", "allowed_failing": allowed, "failing": failing,
-            "report": "stages/qc/output/qc_report.md"}
+            "report": "stages/qc/output/qc_report.md", "skipped": skipped, "warnings": warned}
 
 
 def _listed(value) -> list:
@@ -140,26 +158,22 @@ def _derived(code: str, v: Variant | None, pivot: str) -> dict | None:
     return None
 
 
-def _records(plan: Plan) -> list[tuple[str, dict]]:
-    """``(stage, record)`` of every recorded stage, in plan order."""
+def _records(plan: Plan, current: set[str]) -> list[tuple[str, dict]]:
+    """``(stage, record)`` of every stage of ``current`` (this run ran it or found it up to date), in plan order."""
     out = []
     for st in plan.stages:
+        if st.name not in current:
+            continue
         record = _json(plan.root / "stages" / st.name / STAGE_JSON)
         if record is not None:
             out.append((st.name, record))
     return out
 
 
-def _drops(records: list[tuple[str, dict]]) -> list[dict]:
-    """The drop ledger: what each stage left out (records, lines, items), by source and reason, summed
-    from the one row type every stage records (:class:`schemas.ledger.DropRow`)."""
-    rows = [DropRow.from_dict(d, file=f"stages/{name}/{STAGE_JSON}")
-            for name, record in records for d in (record.get("facts") or {}).get("drops", [])]
-    return [r.to_dict() for r in total_drops(rows)]
-
-
-def _agreement(plan: Plan, records: dict[str, dict]) -> dict | None:
-    if plan.agreement is None:
+def _agreement(plan: Plan, records: dict[str, dict], rows: dict[str, dict]) -> dict | None:
+    """The agreement measures, and what they were measured on: ``sample`` when the released items are not
+    the judged ones (the curation reads a labelled set of its own), with the variant's released rows."""
+    if plan.agreement is None or plan.agreement.name not in records:
         return None
     rep = _json(plan.agreement.output / "agreement.json")
     if rep is None:
@@ -167,15 +181,39 @@ def _agreement(plan: Plan, records: dict[str, dict]) -> dict | None:
     labels = list(rep.get("labels") or [])
     matrix = ((records.get(plan.agreement.name) or {}).get("facts") or {}).get("matrix")
     keys = ("fleiss_kappa", "krippendorff_alpha", "mean_cohen_kappa", "gwet_ac1", "percent_agreement")
+    code = plan.agreement.name.split("-", 1)[1]
+    sample = plan.agreement.name not in findings.dataset_stages(plan)
     return {"labels": labels, "annotators": rep.get("n_annotators"), "items": rep.get("n_items"),
-            "measures": {k: rep[k] for k in keys if k in rep}, "matrix": matrix}
+            "measures": {k: rep[k] for k in keys if k in rep}, "matrix": matrix,
+            "variant": code, "sample": sample,
+            "released_rows": sum((rows.get(code) or {}).values()) if rows.get(code) else None,
+            "judgements": Path(plan.agreement.inputs["judgements"]).name
+            if "judgements" in plan.agreement.inputs else None}
 
 
-def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bool) -> dict:
+def _status(name: str, current: set[str], stopped: dict | None, stopped_at_gate: bool) -> str:
+    if name in current:
+        return "done"
+    if stopped and stopped.get("stage") == name:
+        return "failed"
+    if stopped_at_gate and name == "export":
+        return "not run (the gate failed)"
+    return "not reached"
+
+
+def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bool,
+                  current: set[str] | None = None, stopped: dict | None = None) -> dict:
+    """The summary of the run whose ``current`` stages (ran or up to date; default every stage) are read;
+    ``stopped``: ``{"stage", "error"}`` of the stage that stopped the run."""
     r = plan.recipe
-    qc = _json(plan.qc.output / "qc_report.json") if plan.qc is not None else None
-    licenses = _json((_output(plan, "licenses") or Path("-")) / "licenses.json") or []
-    results = _json((_output(plan, "baselines") or Path("-")) / "results.json") or {}
+    current = {st.name for st in plan.stages} if current is None else set(current)
+
+    def output(name: str) -> Path:
+        return (_output(plan, name) if name in current else None) or Path("-")
+
+    qc = _json(plan.qc.output / "qc_report.json") if plan.qc is not None and plan.qc.name in current else None
+    licenses = _json(output("licenses") / "licenses.json") or []
+    results = _json(output("baselines") / "results.json") or {}
     gate = _gate(plan, qc, gate_failing_allowed)
     failing_by_variant: dict[str, list[str]] = {}
     for f in gate["failing"]:
@@ -197,9 +235,13 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
             "baselines": [{k: row.get(k) for k in ("baseline", "accuracy", "ci_low", "ci_high", "n")}
                           for row in results.get("results", []) if row.get("variant") == code],
         })
-    records = _records(plan)
-    stages = [{"name": name, "status": "done", "seconds": None, "manifest": f"stages/{name}/{STAGE_JSON}"}
-              for name, _ in records]
+    records = _records(plan, current)
+    stages = [{"name": st.name, "status": _status(st.name, current, stopped, stopped_at_gate), "seconds": None,
+               "manifest": f"stages/{st.name}/{STAGE_JSON}" if st.name in current else None}
+              for st in plan.stages]
+    released = not stopped_at_gate and not stopped and "export" in current
+    made = {"export": released, "qc": plan.qc is not None and plan.qc.name in current,
+            "licenses": "licenses" in current, "baselines": "baselines" in current}
     links = [(title, path) for title, path in (
         ("Dataset card", "export/README.md"), ("Export manifest", "export/manifest.json"),
         ("QC report", "stages/qc/output/qc_report.md"), ("QC report (JSON)", "stages/qc/output/qc_report.json"),
@@ -207,8 +249,10 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
         ("License audit (JSON)", "stages/licenses/output/licenses.json"),
         ("Baselines", "stages/baselines/output/results.md"),
         ("Baselines (JSON)", "stages/baselines/output/results.json"),
-        ("Release summary (JSON)", "release.json")) if (plan.root / path).is_file() or path == "release.json"]
-    if plan.agreement is not None:
+        ("Release summary (JSON)", "release.json"))
+        if path == "release.json" or (made.get(path.split("/")[1] if path.startswith("stages/") else "export")
+                                      and (plan.root / path).is_file())]
+    if plan.agreement is not None and plan.agreement.name in current:
         rel = (plan.agreement.output / "agreement.json").relative_to(plan.root).as_posix()
         links.insert(2, ("Agreement report", rel.replace(".json", ".md")))
     return {
@@ -216,22 +260,27 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
         "dataset": {"name": r.name, "pretty_name": r.pretty_name or r.name, "citation": r.citation,
                     "pivot": r.pivot, "kind": plan.kind},
         "tool": tool_info(),
-        "released": not stopped_at_gate,
+        "released": released,
+        "stopped": None if not stopped else {"stage": stopped["stage"], "error": " ".join(str(stopped["error"]).split())},
         "stages": stages,
         "gate": gate,
         "variants": variants,
-        "drops": _drops(records),
-        "agreement": _agreement(plan, dict(records)),
+        "drops": findings.drops(plan, records),
+        "warnings": findings.warnings(plan, records),
+        "agreement": _agreement(plan, dict(records), {v["variant"]: v["rows"] for v in variants}),
         "links": [{"title": t, "path": p} for t, p in links],
+        "superseded": superseded(plan.root),
         "not_run": dict(plan.not_run),  # stage -> why the recipe has it not run (no `baselines:` key)
     }
 
 
-def write_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bool) -> dict:
+def write_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bool,
+                  current: set[str] | None = None, stopped: dict | None = None) -> dict:
     """Write ``release.json`` and ``report.html`` into the release folder; return the summary."""
     from .report import render_report
 
-    summary = build_summary(plan, gate_failing_allowed=gate_failing_allowed, stopped_at_gate=stopped_at_gate)
+    summary = build_summary(plan, gate_failing_allowed=gate_failing_allowed, stopped_at_gate=stopped_at_gate,
+                            current=current, stopped=stopped)
     write_json_atomic(plan.root / "release.json", summary)
     write_text_atomic(plan.root / "report.html", render_report(summary, base=plan.root))
     return summary
