@@ -6,17 +6,21 @@ single self-contained HTML file: inline CSS, inline SVG charts
 tables; a Content-Security-Policy forbids every request (only the script with
 this exact hash may run), so the page works from a CI artifact or an e-mail
 attachment with no network. From the top: the dataset and the gate verdict
-(and a banner when the release went ahead with a failing gate), two filters
+(and a banner when the release went ahead with a failing gate, or when the gate
+or a stage's error stopped it), two filters
 (only failing, only derived variants: checkboxes and CSS, no script), the
 failing checks with the records each is about (ids and shortened texts), the
-per-variant table (rows per split, gate, licenses and commercial use per
+warnings every stage gave and the checks the gate skipped with the reason
+(:mod:`builder.release.report_notes`), the per-variant table (rows per split, gate, licenses and commercial use per
 split, baseline accuracy with its interval; a derived variant right under its
 source, with the difference), accuracy by script (one row per script: median,
 middle half and range; a baseline that cannot differ from chance is named, not
 charted), the derived variants beside their sources, the drop ledger (chart
-and table), annotator agreement (measures and the label co-assignment heat
-map), the stages (ran or skipped, seconds) and links to the release's JSON and
-Markdown files. Long tables scroll inside a box with their headings in view, so
+and table; the dataset's drops totalled apart from a side sample's, with the
+labels a curation step dropped), annotator agreement (what it was measured on,
+the measures and the label co-assignment heat map), the stages (done, failed,
+not reached) and links to this run's JSON and Markdown files, then what was set
+aside in ``superseded/``. Long tables scroll inside a box with their headings in view, so
 the page is about as tall at 1,500 variants as at 20.
 
 Links are relative to the release folder ``base``; one whose file is missing
@@ -51,7 +55,7 @@ SPLIT_ORDER = ("train", "dev", "validation", "devtest", "test")
 MEASURES = {"fleiss_kappa": "Fleiss' kappa", "krippendorff_alpha": "Krippendorff's alpha"}
 COMMERCIAL = {True: ("yes", "ok"), False: ("no", "bad"), None: ("unknown", "warn")}
 VERDICT = {"pass": "ok", "fail": "bad"}  # any other verdict ("not run") is shown plainly
-STATUS = {"ran": "ok", "skipped": "warn"}
+STATUS = {"ran": "ok", "skipped": "warn", "done": "ok", "failed": "bad"}
 #: Baselines that cannot differ from chance (they ignore the text): named with their numbers, not charted.
 TRIVIAL = ("majority", "chance", "random", "uniform", "prior", "constant")
 #: How a derived variant was made, as an adjective (``variant.json``'s ``method``).
@@ -436,18 +440,36 @@ def _derived_section(summary: dict) -> str:
     return "\n".join(out) + "\n</section>"
 
 
+def _reason(d: dict) -> str:
+    """A drop's reason, with the labels it took away and their counts where the stage names them."""
+    labels = d.get("labels") if isinstance(d.get("labels"), dict) else {}
+    named = ", ".join(f"{label} {int(n):,}" for label, n in labels.items())
+    return f"{d['reason']} ({named})" if named else str(d["reason"])
+
+
 def _drops_section(summary: dict) -> str:
     drops = summary["drops"]
     out = ['<section id="drops" aria-labelledby="drops-h"><h2 id="drops-h">Dropped records</h2>']
     if not drops:
         return out[0] + '<p class="missing">No record was dropped.</p></section>'
-    total = sum(int(d["count"]) for d in drops)
-    out.append(f"<p>{total:,} records dropped, by source and reason.</p>")
-    out.append('<div class="charts">' + charts.drops_chart(drops, limit=8))
-    rows = [[(_e(d["source"]), None), (_e(d["reason"]), None), (f'{int(d["count"]):,}', _num(int(d["count"])))]
-            for d in drops]
-    out.append(_table("Drop ledger", [("Source", "text"), ("Reason", "text"), ("Dropped", "number")], rows,
-                      tall=len(rows) > 12) + "</div>")
+    mine = [d for d in drops if d.get("in_dataset", True)]
+    side = [d for d in drops if not d.get("in_dataset", True)]
+    total = sum(int(d["count"]) for d in mine)
+    note = f"{total:,} records dropped from the dataset, by source and reason."
+    for part in dict.fromkeys(str(d.get("part") or "a side sample") for d in side):
+        mine_part = [d for d in side if str(d.get("part") or "a side sample") == part]
+        n = sum(int(d["count"]) for d in mine_part)
+        why = ", ".join(f"{d['source']}: {d['reason']}" for d in mine_part)
+        note += (f" Not counted in that total: {n:,} item{'s' if n != 1 else ''} of the {part} ({why}), which "
+                 "the dataset is not made from.")
+    out.append(f"<p>{_e(note)}</p>")
+    out.append('<div class="charts">' + (charts.drops_chart(mine, limit=8) if mine else ""))
+    rows = [[(_e(d["source"]), None), (_e(_reason(d)), _e(d["reason"])),
+             (f'{int(d["count"]):,}', _num(int(d["count"]))),
+             (_e("the dataset" if d.get("in_dataset", True) else d.get("part") or "a side sample"), None)]
+            for d in mine + side]
+    out.append(_table("Drop ledger", [("Source", "text"), ("Reason", "text"), ("Dropped", "number"),
+                                      ("Counted in", "text")], rows, tall=len(rows) > 12) + "</div>")
     return "\n".join(out) + "\n</section>"
 
 
@@ -462,6 +484,7 @@ def _agreement_section(summary: dict) -> str:
     items += [(MEASURES.get(m, m.replace("_", " ")),
               "\u2013" if charts.missing(measures[m]) else f"{measures[m]:.3f}") for m in names]
     measures_list = "<dl>" + "".join(f"<dt>{_e(k)}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+    out.append(f"<p>{_e(_measured_on(agreement))}</p>")
     labels, matrix = agreement["labels"], agreement["matrix"]
     if not matrix:
         out.append(measures_list)
@@ -484,6 +507,20 @@ def _agreement_section(summary: dict) -> str:
                f'<caption class="visually-hidden">Agreement matrix</caption>\n<thead><tr><td></td>{head}</tr></thead>\n<tbody>\n'
                + "\n".join(body) + "\n</tbody></table></div></div>")
     return "\n".join(out) + "\n</section>"
+
+
+def _measured_on(agreement: dict) -> str:
+    """What the agreement was measured on: ``Measured on a 12-item sample ...`` when the released items are
+    not the judged ones."""
+    n, k = agreement.get("items"), agreement.get("annotators")
+    what = f"{_count(n)} item{'s' if n != 1 else ''}" + (f" judged by {_count(k)} annotators" if k else "")
+    where = f" ({agreement['judgements']})" if agreement.get("judgements") else ""
+    if agreement.get("sample"):
+        rows = agreement.get("released_rows")
+        of = f"; the released {agreement.get('variant')} has {_count(rows)} rows" if rows else ""
+        return (f"Measured on a {_count(n)}-item sample{where}: {what}, not the dataset's own items{of}. "
+                "Read the figures as the agreement of that sample.")
+    return f"Measured on {what}{where}: the items the released variant was made from."
 
 
 def _stages_section(summary: dict, base: Path) -> str:
@@ -527,7 +564,11 @@ def _header(summary: dict) -> str:
              "</p></div>",
              f'<div class="verdict {VERDICT.get(verdict, "other")}">Gate: '
              f'{_e(verdict.upper())}<small>{_e(detail)}</small></div></header>']
-    if summary.get("released") is False:
+    from .report_notes import stopped_banner
+
+    if summary.get("stopped"):
+        parts.append(stopped_banner(summary))
+    elif summary.get("released") is False:
         parts.append('<p class="banner">Not released: the gate stopped the release before the export '
                      "(--allow-failing-gate releases it anyway).</p>")
     if gate["allowed_failing"]:
@@ -607,8 +648,13 @@ def render_report(summary: dict, *, base: Path) -> str:
         raise ValueError(f"dataset kind must be one of {', '.join(KINDS)}, found {summary['dataset']['kind']!r}")
     script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
     policy = f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'; img-src data:"
-    nav = [("gate", "Failing checks"), ("variants", "Variants"), ("accuracy", "Accuracy by script"),
-           ("derived", "Derived variants"), ("drops", "Dropped records"), ("agreement", "Agreement"), ("stages", "Stages"), ("files", "Files")]
+    from .report_notes import superseded_section, warnings_section
+
+    set_aside = superseded_section(summary, base)
+    nav = [("gate", "Failing checks"), ("warnings", "Warnings"), ("variants", "Variants"),
+           ("accuracy", "Accuracy by script"), ("derived", "Derived variants"), ("drops", "Dropped records"),
+           ("agreement", "Agreement"), ("stages", "Stages"), ("files", "Files")]
+    nav += [("superseded", "Set aside")] if set_aside else []
     tool = summary["tool"]
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -621,9 +667,10 @@ def render_report(summary: dict, *, base: Path) -> str:
         _header(summary),
         '<nav aria-label="Sections"><ul>' + "".join(f'<li><a href="#{k}">{v}</a></li>' for k, v in nav)
         + "</ul></nav>", _filters(summary), "<main>",
-        _gate_section(summary, base), _variants_section(summary), _accuracy_section(summary),
+        _gate_section(summary, base), warnings_section(summary), _variants_section(summary),
+        _accuracy_section(summary),
         _derived_section(summary),
         _drops_section(summary), _agreement_section(summary), _stages_section(summary, base),
-        _files_section(summary, base),
+        _files_section(summary, base), *([set_aside] if set_aside else []),
         "</main>", "</div>", '<p id="sort-status" class="visually-hidden" role="status" aria-live="polite"></p>',
         f"<script>{SCRIPT}</script>", "</body>", "</html>", ""])
