@@ -23,7 +23,10 @@ import re
 
 from .languages import bcp47, describe, hub_language, iso639_3
 from .sections import (agreement_section, baselines_section, filters_section, intended_use_section,
-                       qc_section, romanization_section)
+                       qc_section, romanization_section, warnings_section)
+
+#: The heading of the card's filter record; ``ATTRIBUTION.md`` points to it only when the card has it.
+FILTERS_HEADING = "## Filters applied"
 
 TASKS = {
     "mc": {"task_categories": ["multiple-choice", "question-answering"], "task_ids": ["multiple-choice-qa"]},
@@ -304,11 +307,13 @@ def render_card(ctx: CardContext) -> str:
         languages=_languages(ctx),
         structure=_structure(ctx),
         licenses=_licenses(ctx),
-        filters=_optional("Filters applied", filters_section(ctx.manifest)),
-        agreement=_optional("Annotator agreement", agreement_section(ctx.agreement)),
+        filters=_optional(FILTERS_HEADING[3:], filters_section(ctx.manifest)),
+        agreement=_optional("Annotator agreement", agreement_section(
+            ctx.agreement, rows=max((sum(s.values()) for s in ctx.sizes.values()), default=None))),
         romanization=_optional("Romanization", romanization_section(ctx.variant_info)),
         qc=_optional("Quality checks", qc_section(ctx.qc, failing_allowed=ctx.gate_failing_allowed))
-        + _optional("Baseline scores", baselines_section(ctx.baselines)),
+        + _optional("Baseline scores", baselines_section(ctx.baselines))
+        + _optional("Warnings", warnings_section(ctx.variant_info)),
         intended_use=intended_use_section(ctx),
         citation=_citation(ctx),
     )

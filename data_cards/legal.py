@@ -24,6 +24,9 @@ from .citations import cite
 
 CHANGES = ("converted to the toolkit's record layout, filtered as described in README.md "
            "(\"Filters applied\") where filters ran, and written to Parquet")
+#: The same, for a card without a "Filters applied" section (no filter record travelled with the data):
+#: the credit points only at what the card says.
+CHANGES_UNFILTERED = "converted to the toolkit's record layout and written to Parquet"
 
 
 def _yes(flag: bool) -> str:
@@ -105,17 +108,20 @@ def derived_changes(variant_info: dict[str, dict] | None) -> dict[str | None, li
 
 
 def render_attribution(name: str, overall: Terms, references: dict[str, str] | None = None,
-                       changes: dict[str | None, list[str]] | None = None) -> str:
+                       changes: dict[str | None, list[str]] | None = None, *, filters: bool = True) -> str:
     """Text of the export's ``ATTRIBUTION.md``.
 
     ``changes`` (:func:`derived_changes`): per source, the changes the release made beyond those of
     every export (:data:`CHANGES`); those of variants that credit no listed source close the file.
+    ``filters``: whether the card has a "Filters applied" section; the changes point to it only then
+    (:data:`CHANGES_UNFILTERED` otherwise), so the file never names a section the card lacks.
 
     >>> from schemas.license_terms import combine
     >>> "## sib200" in render_attribution("demo", combine([("sib200", "CC-BY-SA-4.0", 3)]))
     True
     """
     changes = changes or {}
+    done = CHANGES if filters else CHANGES_UNFILTERED
     lines = ["# Attribution", "", f"{md_code(name)} contains material from the sources below. Their licenses ask for "
              "this credit; keep this file with any copy or derivative of the data.", ""]
     by_source: dict[str, list] = {}
@@ -129,11 +135,11 @@ def render_attribution(name: str, overall: Terms, references: dict[str, str] | N
             lines.append(f"- License: {link} ({md_code(lic.id)}); {s.records:,} records.")
             if lic.id == "MSR-LA":
                 lines.append("- **Modified files**: these records are modified versions of the original data "
-                             f"({CHANGES}); they are redistributed under the same MSR-LA terms.")
+                             f"({done}); they are redistributed under the same MSR-LA terms.")
         ref = (references or {}).get(source) or cite(source)
         if ref:
             lines.append(f"- Reference: {md_inline(ref)}")
-        lines.append(f"- Changes: {CHANGES}.")
+        lines.append(f"- Changes: {done}.")
         lines += [f"- Changes made by this release: {md_inline(c)}." for c in changes.get(source, [])]
         lines.append("")
     rest = [c for source, items in changes.items() if source not in by_source for c in items]

@@ -102,21 +102,31 @@ _AGREEMENT = (
 )
 
 
-def agreement_section(rep: dict | None) -> str | None:
-    """Agreement figures from ``agreement.json`` (``builder annotate agreement``).
+def agreement_section(rep: dict | None, *, rows: int | None = None) -> str | None:
+    """Agreement figures from ``agreement.json`` (``builder annotate agreement``), and what they were
+    measured on: with ``rows`` (the rows of the largest exported variant) above the judged items, the
+    section says the figures are of a sample.
 
     >>> print(agreement_section({"n_items": 10, "n_annotators": 3, "fleiss_kappa": 0.61}))
-    10 items, 3 annotators.
+    Measured on 10 items, 3 annotators.
     <BLANKLINE>
     | measure | value | 95% interval |
     | --- | ---: | --- |
     | Fleiss' kappa | 0.610 |  |
+    >>> print(agreement_section({"n_items": 12, "n_annotators": 4}, rows=1004).splitlines()[0])
+    Measured on a 12-item sample, 4 annotators: the exported variants have up to 1,004 rows each, so read these figures as the agreement of that sample.
     """
     if not rep:
         return None
     out = []
     if "n_items" in rep:
-        out += [f"{rep['n_items']:,} items, {md_inline(rep.get('n_annotators', '?'))} annotators.", ""]
+        n = rep["n_items"]
+        who = f"{md_inline(rep.get('n_annotators', '?'))} annotators"
+        if isinstance(rows, int) and isinstance(n, int) and n < rows:
+            out += [f"Measured on a {n:,}-item sample, {who}: the exported variants have up to {rows:,} rows "
+                    "each, so read these figures as the agreement of that sample.", ""]
+        else:
+            out += [f"Measured on {n:,} items, {who}.", ""]
     ci = rep.get("ci") or {}
     rows = ["| measure | value | 95% interval |", "| --- | ---: | --- |"]
     for key, name in _AGREEMENT:
@@ -229,7 +239,50 @@ def qc_section(rep: dict | None, *, failing_allowed: bool = False) -> str | None
                 for n, r in table.items()]
     if failed:
         out += ["", "Failed checks:", ""] + failed
+    skipped = _skipped(checks or [])
+    if skipped:
+        out += ["", "Skipped checks (they could not run, so they neither pass nor fail the data):", ""] + skipped
     return "\n".join(out).strip("\n") or None
+
+
+def _skipped(checks: list) -> list[str]:
+    """One line per skipped check and reason, with the variants it was skipped on."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for c in checks:
+        if isinstance(c, dict) and c.get("skipped"):
+            name = str(next((c[k] for k in ("check", "name", "id") if k in c), "?"))
+            why = " ".join(str(c.get("detail") or c.get("reason") or "no reason given").split())
+            groups.setdefault((name, why), []).append(str(c.get("variant", "?")))
+    out = []
+    for (name, why), variants in sorted(groups.items()):
+        shown = ", ".join(map(md_code, variants[:6])) + (f" and {len(variants) - 6} more" if len(variants) > 6 else "")
+        out.append(f"- {md_code(name)} on {shown}: {md_inline(why)}.")
+    return out
+
+
+def warnings_section(infos: dict[str, dict] | None) -> str | None:
+    """The warnings the variants' own checks gave (``variant.json`` ``checks`` with status ``warning``:
+    ``builder extend``'s length outliers, duplicates), one line per variant and check with the records it
+    flagged; None when there is none.
+
+    >>> print(warnings_section({"nqo_Nkoo": {"checks": {"length_outliers": {"status": "warning", "count": 1,
+    ...     "message": "1 lines flagged", "items": [{"index_id": 556, "z": -3.84}]}}}}))
+    - `nqo_Nkoo`, `length_outliers`: 1 lines flagged (index_id 556, z = -3.84).
+    """
+    out = []
+    for variant, info in sorted((infos or {}).items()):
+        checks = info.get("checks") if isinstance(info, dict) else None
+        for name, c in sorted((checks or {}).items()) if isinstance(checks, dict) else []:
+            if not isinstance(c, dict) or c.get("status") != "warning":
+                continue
+            items = [i for i in c.get("items") or [] if isinstance(i, dict)]
+            flagged = "; ".join(", ".join(f"{k} {v}" if k not in ("z", "score") else f"{k} = {v}" for k, v in i.items())
+                                for i in items[:10])
+            more = f" and {len(items) - 10} more" if len(items) > 10 else ""
+            message = " ".join(str(c.get("message") or f"{c.get('count', '?')} flagged").split())
+            out.append(f"- {md_code(variant)}, {md_code(name)}: {md_inline(message)}"
+                       + (f" ({md_inline(flagged)}{more})" if flagged else "") + ".")
+    return "\n".join(out) or None
 
 
 def baselines_section(results: dict | None) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from data_cards.card import CardContext, SplitTerms, references, render_card
+from data_cards.card import FILTERS_HEADING, CardContext, SplitTerms, references, render_card
 from data_cards.frontmatter import check_card_metadata, parse_front_matter
 from data_cards.legal import derived_changes, render_attribution, render_license
 
@@ -46,7 +46,8 @@ def write_card(stage: Path, source, variants: Variants, *, gate_failing_allowed:
     texts = {"README.md": card, "LICENSE": render_license(source.pretty_name, overall, audit.override),
              # the changes this build made (romanized, aligned, projected), as share-alike licenses ask
              "ATTRIBUTION.md": render_attribution(source.name, overall, ctx.references,
-                                                  changes=derived_changes(ctx.variant_info))}
+                                                  changes=derived_changes(ctx.variant_info),
+                                                  filters=FILTERS_HEADING in card.splitlines())}
     for rel, text in texts.items():
         (stage / rel).write_text(text, encoding="utf-8", newline="\n")
     return ctx
