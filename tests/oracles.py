@@ -54,7 +54,20 @@ datasets = LazyModule("datasets")
 mlc = LazyModule("mlcroissant")
 
 effectsize_smd = _lazy("statsmodels.stats.meta_analysis", "effectsize_smd")
-multipletests = _lazy("statsmodels.stats.multitest", "multipletests")
+_multipletests = _lazy("statsmodels.stats.multitest", "multipletests")
+
+
+def multipletests(*args, **kwargs):
+    """statsmodels' ``multipletests``, without the ``gc.collect()`` its Holm branch runs on every
+    call: late in a full test run the heap is large and each collection took 0.2-3 s (198 s for
+    one 60-example property test)."""
+    import gc
+
+    collect, gc.collect = gc.collect, lambda *a: 0
+    try:
+        return _multipletests(*args, **kwargs)
+    finally:
+        gc.collect = collect
 proportion_confint = _lazy("statsmodels.stats.proportion", "proportion_confint")
 aggregate_raters = _lazy("statsmodels.stats.inter_rater", "aggregate_raters")
 fleiss_kappa = _lazy("statsmodels.stats.inter_rater", "fleiss_kappa")
