@@ -7,6 +7,14 @@ Two layouts are accepted, from CSV, TSV or JSONL (chosen by the file suffix):
 * **wide**: one item per row, columns ``item_id`` (or ``index_id``), optional
   ``text``, and one column per annotator; an empty cell is a missing rating.
 
+Annotation tools' exports go through the same collector (one reader path):
+Label Studio JSON, JSON-MIN and CSV, and Argilla v2 records (JSON, a
+``to_disk`` or ``save_to_disk`` folder, parquet). :mod:`annotation.tools`
+turns each into ratings; the ratings the tool marks as not given are counted
+under either policy as ``cancelled``, ``draft`` or ``discarded``, and its bad
+records (``malformed_record``, ``multiple_labels``, ``missing_annotator``,
+``unknown_status``) are named by task or record (``task 9, annotation 5``).
+
 Bad records are reported with file, line and item id (:class:`AnnotationError`)
 or, under ``on_error="skip"``, counted by a short reason name and listed by item
 id: ``unknown_label``, ``empty_label``, ``missing_item_id``, ``duplicate_rating``,
@@ -60,7 +68,8 @@ class Annotations:
     source : str
         The file the ratings came from.
     skipped : dict
-        reason -> number of skipped records (items for ``too_few_ratings``).
+        reason -> number of skipped records (items for ``too_few_ratings``), including the
+        ratings a tool marks as not given (``cancelled``, ``draft``, ``discarded``).
     skipped_ids : dict
         reason -> sorted item ids concerned.
     """
@@ -226,8 +235,9 @@ class _Collector:
             return self.problem("missing_item_id", "missing item id", line, None)
         self.first_line.setdefault(item, line)
         self.ratings.setdefault(item, {})
-        if text:
-            self.texts.setdefault(item, text)
+        if text and self.texts.setdefault(item, text) != text:
+            self.problem("text_mismatch", f"item {item!r} has a different text than on "
+                         f"{_at(self.first_line[item])}", line, item)
 
     def add(self, line: int | str, item: str, annotator: str, label: str, text: str | None) -> None:
         if not item:

@@ -1,4 +1,4 @@
-"""Label Studio and Argilla exports read as the same judgements as the long CSV; the Label Studio adjudication round trip.
+"""Label Studio and Argilla exports give the long CSV's judgements; the adjudication round trip through Label Studio.
 
 The fixtures are the 48 ratings of sib_small_long.csv written in each tool's
 documented export layout (tests/data/annotation/make_tool_exports.py says
@@ -166,9 +166,10 @@ def test_malformed_exports_name_the_place(tmp_path):
         read_annotations(two, min_ratings=1)
     assert read_annotations(two, label_field="topic", min_ratings=1, on_error="skip").skipped == {"empty_label": 1}
     odd = tmp_path / "odd.json"
-    odd.write_text(json.dumps([{"id": "1", "fields": {"text": "t"}, "responses": {"topic": [
-        {"value": "a", "user_id": "u1", "status": "submitted"}, {"value": "a", "user_id": "u2", "status": "pending"}]}}]),
-        encoding="utf-8")
+    answers = [{"value": "a", "user_id": "u1", "status": "submitted"},
+               {"value": "a", "user_id": "u2", "status": "pending"}]
+    odd.write_text(json.dumps([{"id": "1", "fields": {"text": "t"}, "responses": {"topic": answers}}]),
+                   encoding="utf-8")
     with pytest.raises(AnnotationError, match=r"record 1, response 2 \(item 1\): unknown response status 'pending'"):
         read_annotations(odd, min_ratings=1)
 
@@ -235,3 +236,21 @@ def test_a_lead_export_with_two_labels_or_an_unknown_label_is_one_error(tmp_path
     assert res.exit_code == 1
     assert res.stderr.strip() == (f"error: {unknown}, task 1 (item 1325), field lead_label: unknown label 'sience'; "
                                   f"allowed: {', '.join(read_labels(LABELS))}")
+
+
+def test_unrated_tasks_users_as_objects_and_a_changed_text(tmp_path):
+    user = {"id": 4, "email": "lead@example.org", "first_name": "", "last_name": ""}  # completed_by expanded
+    tasks = [_task("1", _choice(user, "a"), _choice(2, "a")), _task("2")]
+    ann = read_annotations(_ls_file(tmp_path, tasks), on_error="skip")
+    assert ann.annotators == ("2", "lead@example.org")
+    assert ann.skipped == {"too_few_ratings": 1} and ann.skipped_ids == {"too_few_ratings": ["2"]}  # never silent
+    minimal = [{"index_id": "1", "text": "t", "id": 1, "topic": "a", "annotator": 1, "annotation_id": 1},
+               {"index_id": "1", "text": "t", "id": 1, "topic": "a", "annotator": 2, "annotation_id": 2},
+               {"index_id": "2", "text": "u", "id": 2, "annotator": None, "annotation_id": None}]  # not annotated
+    with pytest.raises(AnnotationError, match=r"min.json, record 3 \(item 2\): item '2' has 0 rating"):
+        read_annotations(_ls_file(tmp_path, minimal, "min.json"))
+    changed = [_task("1", _choice(1, "a"), _choice(2, "a")), dict(_task("1", _choice(3, "a")), data={
+        "index_id": "1", "text": "another text"})]
+    with pytest.raises(AnnotationError, match=r"changed.json, task 2 \(item 1\): item '1' has a different text "
+                       r"than on task 1"):
+        read_annotations(_ls_file(tmp_path, changed, "changed.json"))
