@@ -140,7 +140,7 @@ def test_a_release_writes_every_stage_an_export_and_a_report(reference):
 def test_the_card_records_gate_licenses_agreement_and_baselines(reference):
     card = (reference[0] / "export" / "README.md").read_text(encoding="utf-8")
     assert "Gate: **passed**." in card
-    assert "## Annotator agreement" in card and "12 items, 4 annotators." in card
+    assert "## Annotator agreement" in card and "Measured on a 12-item sample, 4 annotators:" in card
     assert "## Baseline scores" in card and "| `nqo_Nkoo` | 25.1 [19.7, 31.5] (n=203) |" in card
     assert "CC-BY-SA-4.0" in card
 
@@ -253,3 +253,45 @@ def test_a_foreign_folder_is_not_used_as_a_release(tmp_path):
     (out / "notes.txt").write_text("keep me", encoding="utf-8")
     res = CliRunner().invoke(cli, ["release", str(MINI), "--out", str(out)])
     assert res.exit_code == 2 and (out / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_every_warning_drop_and_skip_reaches_the_summary_the_report_and_the_card(reference):
+    """Issue 24: extend's length_outliers warning (nqo_Nkoo index_id 556, z = -3.84, as its variant.json
+    records it), the dataset's curation drops kept apart from the agreement sample's unresolved items,
+    the labels each curation step dropped, the skipped contamination check, the 12-item sample."""
+    root = reference[0]
+    summary = json.loads((root / "release.json").read_text(encoding="utf-8"))
+    page = (root / "report.html").read_text(encoding="utf-8")
+    card = (root / "export" / "README.md").read_text(encoding="utf-8")
+    attribution = (root / "export" / "ATTRIBUTION.md").read_text(encoding="utf-8")
+    info = json.loads((root / "stages" / "extend-nqo_Nkoo" / "output" / "nqo_Nkoo" / "variant.json").read_text())
+    assert info["checks"]["length_outliers"]["items"] == [{"index_id": 556, "z": -3.84}]
+    assert summary["warnings"] == [{"stage": "extend-nqo_Nkoo", "variant": "nqo_Nkoo",
+                                    "message": "length_outliers: 1 flagged (see variant.json)",
+                                    "items": ["index_id 556 (z = -3.84)"]}]
+    assert "length_outliers: 1 flagged (see variant.json)" in page and "index_id 556 (z = -3.84)" in page
+    assert "## Warnings" in card and "`nqo_Nkoo`, `length_outliers`: 1 lines flagged (index_id 556, z = -3.84)." in card
+    # 323 + 107 curation drops are the dataset's; the 4 unresolved of the 12 judged items are the sample's
+    dataset = [d for d in summary["drops"] if d["in_dataset"]]
+    side = [d for d in summary["drops"] if not d["in_dataset"]]
+    assert [(d["stage"], d["reason"], d["count"]) for d in side] == [("adjudicate-eng_Latn", "unresolved", 4)]
+    assert sum(d["count"] for d in dataset) == 430
+    # the labels each step dropped, as the curation recipe's comments count them (examples/sib200-curation.yaml)
+    labels = {d["reason"]: d["labels"] for d in dataset}
+    assert labels == {"min_count": {"business": 80, "disasters": 73, "crime": 72, "education": 52, "religion": 46},
+                      "remove_labels": {"nature": 107}}
+    text = " ".join(page.split())
+    assert "430 records dropped from the dataset" in text and "434" not in text
+    assert "4 items of the agreement sample (adjudication: unresolved)" in text
+    assert "min_count (business 80, disasters 73, crime 72, education 52, religion 46)" in text
+    # the skipped contamination check, explained in the summary, the report and the card
+    skipped = {s["check"]: s for s in summary["gate"]["skipped"]}
+    assert skipped["contamination"]["variants"] == ["eng_Latn", "hin_Deva", "nqo_Nkoo"]
+    assert "--contamination-against TESTSET" in skipped["contamination"]["release"]
+    assert "<b>contamination</b> skipped on 3 variants" in page
+    assert "- `contamination` on `eng_Latn`, `hin_Deva`, `nqo_Nkoo`: no --contamination-against set given." in card
+    # the agreement is of a 12-item sample, not of the dataset's items
+    assert summary["agreement"]["sample"] is True and summary["agreement"]["items"] == 12
+    assert "Measured on a 12-item sample (sib_small_long.csv)" in text
+    # ATTRIBUTION.md names a card section only if the card has it
+    assert ("Filters applied" in attribution) is ("## Filters applied" in card)
