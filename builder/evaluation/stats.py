@@ -1,12 +1,13 @@
 """Confidence intervals for accuracies (a share of correct answers out of n).
 
-Thin wrappers around :meth:`scipy.stats.binomtest(...).proportion_ci
-<scipy.stats._result_classes.BinomTestResult.proportion_ci>` (scipy is loaded
-with scikit-learn anyway; statsmodels' ``proportion_confint`` gives the same
-numbers but takes seconds to import), so every score in the evaluation reports carries the same kind of interval.
+The same numbers as :meth:`scipy.stats.binomtest(...).proportion_ci
+<scipy.stats._result_classes.BinomTestResult.proportion_ci>` and statsmodels'
+``proportion_confint``, so every score in the evaluation reports carries the same kind of interval.
 The default is the Wilson score interval (good coverage at small n and near 0
-or 1); Clopper-Pearson ("exact") is there
-for those who want the conservative one. Newcombe (1998), Table I, gives
+or 1), a closed formula computed here with the standard library: importing
+scipy.stats for it cost ``builder evaluate predictions`` 1.5 CPU s of its 2.3.
+Clopper-Pearson ("exact") is there for those who want the conservative one; its
+beta quantiles come from scipy.special, imported only then. Newcombe (1998), Table I, gives
 worked examples for both; the tests check them.
 
 >>> [round(x, 4) for x in accuracy_ci(81, 263)]
@@ -17,10 +18,11 @@ worked examples for both; the tests check them.
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 from schemas.errors import SchemaError
 
-#: Names accepted by :func:`accuracy_ci`, mapped to statsmodels' method names.
+#: Names accepted by :func:`accuracy_ci`, mapped to scipy's and statsmodels' method names.
 CI_METHODS = {"wilson": "wilson", "clopper-pearson": "exact"}
 
 
@@ -54,10 +56,18 @@ def accuracy_ci(correct: int, n: int, *, level: float = 0.95, method: str = "wil
         raise SchemaError(f"need 0 <= correct <= n; found correct={correct}, n={n}")
     if n == 0:
         return (math.nan, math.nan)
-    from scipy.stats import binomtest
+    alpha = 1 - level
+    if method == "wilson":  # Wilson (1927), no continuity correction, as scipy's method="wilson"
+        z = NormalDist().inv_cdf(1 - alpha / 2)
+        z2 = z * z
+        centre = (correct + z2 / 2) / (n + z2)
+        half = z / (n + z2) * math.sqrt(correct * (n - correct) / n + z2 / 4)
+        low, high = centre - half, centre + half
+    else:  # Clopper-Pearson: the beta quantiles of the exact binomial test
+        from scipy.special import betaincinv
 
-    ci = binomtest(int(correct), int(n)).proportion_ci(confidence_level=level, method=CI_METHODS[method])
-    low, high = ci.low, ci.high
+        low = betaincinv(correct, n - correct + 1, alpha / 2) if correct else 0.0
+        high = betaincinv(correct + 1, n - correct, 1 - alpha / 2) if correct < n else 1.0
     low = 0.0 if correct == 0 else max(0.0, float(low))  # exact at the edges (no 1e-17 rounding residue)
     high = 1.0 if correct == n else min(1.0, float(high))
     return (low, high)

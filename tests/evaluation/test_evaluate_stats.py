@@ -67,3 +67,17 @@ def test_wilson_is_symmetric_under_swapping_correct_and_wrong(kn):
     low, high = accuracy_ci(k, n)
     low2, high2 = accuracy_ci(n - k, n)
     assert low == pytest.approx(1 - high2, abs=1e-9) and high == pytest.approx(1 - low2, abs=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), n=st.integers(1, 5000), level=st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99, 0.999]))
+def test_intervals_are_scipys_binomtest_intervals(data, n, level):
+    """Wilson is computed with the standard library and Clopper-Pearson from scipy.special: both
+    equal scipy.stats.binomtest(...).proportion_ci to rounding, at any n, count and level."""
+    from scipy.stats import binomtest
+
+    correct = data.draw(st.integers(0, n))
+    for ours, theirs in (("wilson", "wilson"), ("clopper-pearson", "exact")):
+        ci = binomtest(correct, n).proportion_ci(confidence_level=level, method=theirs)
+        expected = (0.0 if correct == 0 else max(0.0, ci.low), 1.0 if correct == n else min(1.0, ci.high))
+        assert accuracy_ci(correct, n, level=level, method=ours) == pytest.approx(expected, abs=1e-9)
