@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from schemas.errors import AnnotationError
+from schemas.io import WrongPathKind
 
 TOOL_FORMATS = ("label-studio", "label-studio-min", "label-studio-csv", "argilla")
 ID_KEYS = ("item_id", "index_id")
@@ -348,8 +349,10 @@ def load_argilla(path: Path) -> list:
             if isinstance(ds, datasets.DatasetDict):
                 return [row for split in ds.values() for row in split.to_list()]
             return ds.to_list()
-        raise AnnotationError("folder is neither an Argilla to_disk export (records.json) nor a saved "
-                              "Hugging Face dataset (state.json)", file=path)
+        # a folder where a file is meant, as everywhere else: a usage error (exit 2), not bad data
+        raise WrongPathKind("expected an annotation file, found a folder that is neither an Argilla "
+                            "to_disk export (records.json) nor a saved Hugging Face dataset (state.json)",
+                            file=path)
     import pyarrow.parquet as pq
 
     return pq.read_table(path).to_pylist()
