@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .report import _e, _link, _table
+from .report_html import _e, _link, _table
 
 
 def _cut(text: str, chars: int = 240) -> str:
