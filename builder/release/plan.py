@@ -303,13 +303,16 @@ def _gate(plan: Plan) -> None:
 
     def gate(output: Path) -> dict:
         from builder.tasks import qc as t
+        from builder.tasks.base import echo
 
         res = t.run_qc(t.QCOptions(dataset=dataset, config=config, out=output, junit=output / "junit.xml",
                                    pivot=pivot, jobs=where["jobs"], backend=where["backend"],
                                    address=where["address"]), report)
         for line in res.lines:
             report.info(line)
-        return {"passed": bool(res.passed)}
+        for warning in res.warnings:  # as `builder qc` prints them (even with -q); recorded for the report
+            echo(f"warning: {warning}")
+        return {"passed": bool(res.passed), "warnings": list(res.warnings)}
 
     plan.qc = plan.stage("qc", inputs, {"pivot": pivot}, gate, describe="qc (the release gate)")
 

@@ -276,3 +276,18 @@ def test_after_any_sequence_of_runs_the_folder_agrees_with_the_last(case, sequen
         res = _release(case, *args)
         assert res.exit_code == code, (sequence, step, res.stderr[-2000:])
         check_agrees(case / "rel", last)
+
+
+def test_a_warning_of_the_gate_reaches_release_json_and_the_report(case, tmp_path):
+    """The qc stage's own warning (a GitHub step summary it cannot append to) is printed, as `builder qc`
+    prints it, and kept in release.json and the report; before, the release dropped it."""
+    where = tmp_path / "no-such-folder" / "summary.md"
+    runner = CliRunner(mix_stderr=False) if "mix_stderr" in CliRunner.__init__.__code__.co_varnames else CliRunner()
+    res = runner.invoke(cli, ["release", str(case / "recipe.yaml"), "--out", str(case / "rel"), "-j", "1",
+                              "--allow-failing-gate", "--from", "qc"], env={"GITHUB_STEP_SUMMARY": str(where)})
+    assert res.exit_code == 0, res.stderr[-2000:]
+    line = f"cannot append to GITHUB_STEP_SUMMARY ({where}): No such file or directory"
+    assert f"warning: {line}" in res.stderr.splitlines()
+    summary = check_agrees(case / "rel", "released")
+    assert summary["warnings"] == [{"stage": "qc", "variant": None, "message": line, "items": []}]
+    assert line in (case / "rel" / "report.html").read_text(encoding="utf-8")
