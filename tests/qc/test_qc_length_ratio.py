@@ -1,14 +1,14 @@
 """The length-ratio check (issue 28) on the 24 shipped SIB-200 variants, planted outliers, and its config range.
 
-Real rows: ``tests/data/sib200/annotated`` (pivot ``eng_Latn``). What the
-check finds there is written in docs/qc.md ("Translation checks", "Length
-ratio") and pinned here; the figures were read against the texts by hand
+Real rows: ``tests/data/sib200/annotated`` (pivot ``eng_Latn``), read by the
+gate's loader (:func:`schemas.dataset.load_dataset_dir`, which unquotes
+``"..."``-quoted TSV fields). What the check finds there is written in
+docs/qc.md ("Translation checks", "Length ratio") and pinned here; the figures were read against the texts by hand
 (misaligned ``npi_Deva`` lines, a truncated ``hin_Deva`` 1327, a doubled
 ``urd_Arab`` 920).
 """
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +20,7 @@ from qc import length_ratio
 from qc.config import load_config
 from qc.gate import run_variant
 from qc.result import VariantData
+from schemas.dataset import load_dataset_dir
 from schemas.textstats import log_ratio, robust_z
 
 SIB = Path(__file__).resolve().parents[1] / "data" / "sib200" / "annotated"
@@ -28,31 +29,24 @@ CONFIG = load_config()
 PARAMS = CONFIG["checks"]["length_ratio"]
 
 #: Outliers (|robust z| > 3.5) per shipped translation, found by the check and read by hand.
-SHIPPED = {"amh_Ethi": 4, "arb_Arab": 0, "arb_Latn": 3, "ben_Beng": 6, "bod_Tibt": 12, "deu_Latn": 3, "fra_Latn": 9,
+SHIPPED = {"amh_Ethi": 2, "arb_Arab": 0, "arb_Latn": 3, "ben_Beng": 5, "bod_Tibt": 14, "deu_Latn": 3, "fra_Latn": 9,
            "hau_Latn": 3, "hin_Deva": 4, "jpn_Jpan": 0, "kas_Arab": 1, "kas_Deva": 3, "mar_Deva": 1, "npi_Deva": 12,
-           "nqo_Nkoo": 1, "sin_Sinh": 1, "swh_Latn": 3, "tam_Taml": 6, "tha_Thai": 6, "tzm_Tfng": 5, "urd_Arab": 7,
-           "yor_Latn": 7, "zho_Hans": 15}
+           "nqo_Nkoo": 1, "sin_Sinh": 1, "swh_Latn": 3, "tam_Taml": 6, "tha_Thai": 5, "tzm_Tfng": 5, "urd_Arab": 7,
+           "yor_Latn": 6, "zho_Hans": 14}
 #: The units past |z| = 5, furthest first per variant: misaligned (npi_Deva), truncated (hin_Deva 1327,
 #: tzm_Tfng 1504, bod_Tibt 1192), doubled (urd_Arab 920), expanded (hin_Deva 1003, zho_Hans 1295: names added).
-PAST_5 = {("npi_Deva", "texts:train/845"): -7.86, ("tzm_Tfng", "texts:train/1504"): -7.37,
-          ("npi_Deva", "texts:dev/241"): -6.88, ("hin_Deva", "texts:train/1327"): -5.81,
-          ("npi_Deva", "texts:train/1098"): -5.72, ("npi_Deva", "texts:train/1202"): -5.57,
-          ("urd_Arab", "texts:train/920"): 5.47, ("hin_Deva", "texts:train/1003"): 5.4,
-          ("bod_Tibt", "texts:train/1192"): -5.33, ("zho_Hans", "texts:test/1295"): 5.31,
-          ("tzm_Tfng", "texts:train/173"): 5.08}
-
-
-def _read(variant: str) -> dict[str, pd.DataFrame]:
-    out = {}
-    for split in ("train", "dev", "test"):
-        with open(SIB / variant / f"{split}.tsv", encoding="utf-8", newline="") as f:
-            out[split] = pd.DataFrame(list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)))
-    return out
+PAST_5 = {("npi_Deva", "texts:train/845"): -7.74, ("tzm_Tfng", "texts:train/1504"): -7.31,
+          ("npi_Deva", "texts:dev/241"): -6.94, ("hin_Deva", "texts:train/1327"): -5.74,
+          ("npi_Deva", "texts:train/1098"): -5.77, ("npi_Deva", "texts:train/1202"): -5.62,
+          ("urd_Arab", "texts:train/920"): 5.48, ("hin_Deva", "texts:train/1003"): 5.33,
+          ("bod_Tibt", "texts:train/1192"): -5.36, ("zho_Hans", "texts:test/1295"): 5.24,
+          ("tzm_Tfng", "texts:train/173"): 5.03}
 
 
 @pytest.fixture(scope="module")
 def sib():
-    return {p.name: _read(p.name) for p in sorted(SIB.iterdir()) if p.is_dir()}
+    ds = load_dataset_dir(SIB)
+    return {v: ds.tables[v] for v in ds.variants}
 
 
 def _data(sib, variant, tables=None) -> VariantData:
@@ -86,7 +80,7 @@ def test_shipped_variants_counts_and_the_units_past_5(sib):
         assert r.passed == (counts[variant] == 0) and r.threshold == 3.5
         assert r.value == (abs(r.extra["examples"][0]["z"]) if counts[variant] else r.value) and r.value > 0
         past_5.update({(variant, e["id"]): e["z"] for e in r.extra["examples"] if abs(e["z"]) > 5})
-    assert counts == SHIPPED and sum(counts.values()) == 112
+    assert counts == SHIPPED and sum(counts.values()) == 108
     assert past_5 == PAST_5
 
 
@@ -94,31 +88,33 @@ def test_npi_deva_misaligned_lines_are_named_with_both_texts(sib):
     [r] = length_ratio.run(_data(sib, "npi_Deva"), PARAMS)
     assert (r.passed, r.reason, r.gate) == (False, "length_ratio_outlier", True)  # gate: the gate's config decides
     first = r.extra["examples"][0]
-    assert first["id"] == "texts:train/845" and first["z"] == -7.86
-    assert first["texts"][1].startswith('"However, nowadays there are established graffiti')
-    assert first["chars"] == [len(_text(sib["npi_Deva"], "845").strip()), len(_text(sib["eng_Latn"], "845").strip())]
+    assert first["id"] == "texts:train/845" and first["z"] == -7.74
+    assert first["texts"][1].startswith("However, nowadays there are established graffiti")
+    assert first["chars"] == [len(_text(sib["npi_Deva"], 845).strip()), len(_text(sib["eng_Latn"], 845).strip())]
     assert all(len(t) <= 60 for e in r.extra["examples"] for t in e["texts"])  # shortened
-    assert "texts:train/845 (z -7.9, 67 vs 183 chars: 'धेरै पर्यटकहरू" in r.detail
+    assert "texts:train/845 (z -7.7, 67 vs 179 chars: 'धेरै पर्यटकहरू" in r.detail
     assert "median ratio 0.96" in r.detail and "12 of 1004 units" in r.detail
     # the same z as computing the robust z of the log ratios directly
     pairs = [(_text(sib["npi_Deva"], i), _text(sib["eng_Latn"], i)) for f in sib["npi_Deva"].values()
              for i in f["index_id"]]
     z = robust_z([log_ratio(a, b) for a, b in pairs])
     ids = [i for f in sib["npi_Deva"].values() for i in f["index_id"]]
-    assert round(float(z[ids.index("845")]), 2) == -7.86
+    assert round(float(z[ids.index(845)]), 2) == -7.74
 
 
 def test_a_planted_length_outlier_in_a_shipped_variant_is_flagged_with_its_id(sib):
     """fra_Latn with 1232 cut to its first 25 characters and 282 followed by the French of 403."""
     fra = sib["fra_Latn"]
-    tables = _with(fra, "1232", _text(fra, "1232")[:25])
-    tables = _with(tables, "282", _text(fra, "282") + " " + _text(fra, "403"))
+    tables = _with(fra, 1232, _text(fra, 1232)[:25])
+    tables = _with(tables, 282, _text(fra, 282) + " " + _text(fra, 403))
     [r] = length_ratio.run(_data(sib, "fra_Latn", tables), PARAMS)
     found = {e["id"]: e for e in r.extra["examples"]}
-    assert r.extra["outliers"] == SHIPPED["fra_Latn"] + 2
+    [before] = length_ratio.run(_data(sib, "fra_Latn"), PARAMS)
+    # the two planted lines join the real ones (two real ones at z 3.51-3.52 may drop under 3.5 as the MAD moves)
+    assert set(found) - {e["id"] for e in before.extra["examples"]} == {"texts:train/1232", "texts:train/282"}
     assert found["texts:train/1232"]["z"] < -3.5 and found["texts:train/282"]["z"] > 3.5
-    assert found["texts:train/1232"]["texts"] == [_text(fra, "1232")[:25].strip(),  # shortened as qc.duplicates
-                                                  _text(sib["eng_Latn"], "1232")[:59] + "…"]
+    assert found["texts:train/1232"]["texts"] == [_text(fra, 1232)[:25].strip(),  # shortened as qc.duplicates
+                                                  _text(sib["eng_Latn"], 1232)[:59] + "…"]
     assert r.extra["examples"][0]["id"] in ("texts:train/1232", "texts:train/282")  # furthest first
     assert "texts:train/1232" in r.detail or "texts:train/282" in r.detail
 
