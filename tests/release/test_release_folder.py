@@ -291,3 +291,18 @@ def test_a_warning_of_the_gate_reaches_release_json_and_the_report(case, tmp_pat
     summary = check_agrees(case / "rel", "released")
     assert summary["warnings"] == [{"stage": "qc", "variant": None, "message": line, "items": []}]
     assert line in (case / "rel" / "report.html").read_text(encoding="utf-8")
+
+
+def test_the_folder_of_a_stage_the_recipe_no_longer_has_is_moved_aside(case):
+    """As a stage of an earlier version of the recipe (an extend entry since removed) would be left."""
+    rel = case / "rel"
+    shutil.copytree(rel / "stages" / "licenses", rel / "stages" / "extend-nqo_Nkoo")
+    res = _release(case, "--allow-failing-gate")
+    assert res.exit_code == 0, res.stderr[-2000:]
+    assert [line for line in res.stderr.splitlines() if "aside" in line] == [
+        f"release: moved stages/extend-nqo_Nkoo/output/ aside to {rel / 'superseded' / 'extend-nqo_Nkoo'}/ "
+        "(the recipe no longer has this stage; it is not deleted)"]
+    summary = check_agrees(rel, "released")
+    assert [(e["stage"], e["reason"]) for e in summary["superseded"]] == [
+        ("extend-nqo_Nkoo", "the recipe no longer has this stage")]
+    assert (rel / "superseded" / "extend-nqo_Nkoo" / "output" / "licenses.json").is_file()
