@@ -73,3 +73,18 @@ def test_the_agreement_says_what_it_was_measured_on(tmp_path):
             "dataset's own items; the released eng_Latn has 1,004 rows.") in text.replace("&#x27;", "'")
     s["agreement"]["sample"] = False
     assert "the items the released variant was made from" in _text(render_report(s, base=tmp_path))
+
+
+def test_every_new_string_is_escaped(tmp_path):
+    bad = '<script>alert(1)</script>"\u202e\x1b[2J'
+    s = _summary()
+    s.update(released=False, stopped={"stage": bad, "error": bad},
+             superseded=[{"stage": bad, "was": bad, "made_by": bad, "path": bad, "reason": bad}],
+             warnings=[{"stage": bad, "variant": bad, "message": bad, "items": [bad]}])
+    s["gate"]["skipped"] = [{"check": bad, "why": bad, "variants": [bad], "release": bad}]
+    s["gate"]["warnings"] = [{"variant": bad, "check": bad, "detail": bad}]
+    s["drops"][0].update(labels={bad: 3}, in_dataset=False, part=bad)
+    s["agreement"].update(sample=True, variant=bad, released_rows=5, judgements=bad)
+    page = render_report(s, base=tmp_path)
+    body = page.split("<body>", 1)[1]
+    assert "<script>alert" not in body and "\x1b" not in body and "\u202e" not in body
