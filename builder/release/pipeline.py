@@ -34,7 +34,7 @@ from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, 
 from builder.tasks.base import echo
 
 from .plan import Plan
-from .stages import STAGE_JSON, Recorder
+from .stages import RUN_STAMPS, STAGE_JSON, Recorder, last_stamps
 from .superseded import (GATE_FAILED, NOT_PLANNED, check_same_release, mark_release, recover_superseded,
                          stopped_reason, supersede)
 
@@ -59,6 +59,7 @@ class RunResult:
     stopped_at_gate: bool = False
     summary: dict | None = None
     stopped: dict | None = None   # {"stage", "error"}: the stage whose task failed, and its one-line error
+    file_stamps: dict = field(default_factory=dict)   # Recorder.stamps(): for the next run's skip checks
 
     @property
     def current(self) -> set[str]:
@@ -221,11 +222,15 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
     with output_lock(lock_beside(plan.root), plan.root, "release"):  # one run at a time writes the release
         prepare_root(plan.root, plan)
         recover_release(plan)
-        recorder = Recorder(plan.root, plan.recipe_dir, tool_info())
+        # the last run's stat stamps: a file whose stamp is unchanged keeps its digest (stages.Digests)
+        recorder = Recorder(plan.root, plan.recipe_dir, tool_info(), stamps=last_stamps(plan.root / "run.json"))
         result = RunResult()
         try:
             with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
-                _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)
+                try:
+                    _run_batches(plan, recorder, forced_from, result, allow_failing_gate, say)
+                finally:
+                    result.file_stamps = recorder.stamps()
         except StageStopped as stop:
             # the run has a verdict (stopped there): the folder, release.json and the report say it
             result.stopped = {"stage": stop.stage, "error": str(stop.error)}
@@ -249,7 +254,8 @@ def _finish(plan: Plan, result: RunResult, allow_failing_gate: bool, say) -> Non
     write_json_atomic(plan.root / "run.json", {
         "stages": [{"name": n, "status": s, "seconds": t} for n, s, t in result.stages],
         "stopped_at_gate": result.stopped_at_gate, "stopped_at": (result.stopped or {}).get("stage"),
-        "note": "this run only; every other file of the release is the same whichever run made it"})
+        "note": "this run only; every other file of the release is the same whichever run made it",
+        RUN_STAMPS: result.file_stamps})
 
 
 def set_aside(plan: Plan, result: RunResult, say) -> None:

@@ -14,7 +14,15 @@ as a run never interrupted).
 
 Each file is hashed at most once per run (:class:`Digests`): an input that an
 earlier stage made is named by that stage's recorded output digest, not hashed
-again, and every other input is hashed the first time a stage names it.
+again, and every other input is hashed the first time a stage names it. Across
+runs, a file whose stat stamp (size, ``mtime_ns``, inode) is the one the last
+run saw keeps the digest that run computed: a rerun with nothing changed reads
+the stage records and stats the files, and hashes nothing. The stamps live in
+``run.json`` (:attr:`RUN_STAMPS`), not in ``stage.json``, which holds the same
+bytes whichever run wrote it. A file edited in place keeps its inode but gets a
+new ``mtime_ns`` (and usually a new size) and is hashed again; only an edit
+that also puts the old ``mtime_ns`` back goes unseen, as with ``make`` or
+``git status``.
 """
 from __future__ import annotations
 
@@ -29,6 +37,16 @@ from schemas.io import dumps_json, sha256_file, sha256_store, write_json_atomic
 from schemas.runtime.outputs import fault_point
 
 STAGE_JSON = "stage.json"
+#: the key of ``run.json`` that holds the stat stamps and digests of the files the run hashed
+RUN_STAMPS = "file_stamps"
+
+
+def _sha256_bytes(path: Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _visible_files(path: Path) -> list[tuple[str, Path]]:
@@ -42,20 +60,25 @@ def _visible_files(path: Path) -> list[tuple[str, Path]]:
     return out
 
 
-def tree_sha256(path: Path) -> str | None:
+def tree_sha256(path: Path, digest: Callable[[Path], str] = sha256_file) -> str | None:
     """The sha256 of a file, or of a folder's files (relative path and sha256 of each, sorted); None if absent.
 
-    Hidden files are left out, so the hash says what a reader sees.
+    Hidden files are left out, so the hash says what a reader sees. ``digest`` gives one file's sha256.
     """
     path = Path(path)
     if path.is_file():
-        return sha256_file(path)
+        return digest(path)
     if not path.is_dir():
         return None
     h = hashlib.sha256()
     for rel, p in _visible_files(path):
-        h.update(f"{rel}\0{sha256_file(p)}\n".encode())
+        h.update(f"{rel}\0{digest(p)}\n".encode())
     return h.hexdigest()
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns, st.st_ino
 
 
 def _abs(path: Path) -> Path:
@@ -73,19 +96,41 @@ class Digests:
     check) asks the same owner: a folder read by five stages is hashed once.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, known: dict[str, tuple[int, int, int, str]] | None = None) -> None:
         self.store: dict[str, str] = {}
         self._outputs: dict[Path, tuple[str, str | None]] = {}   # output -> (stage, sha256)
+        self.known = dict(known or {})   # absolute path -> (size, mtime_ns, inode, sha256) from the last run
+        self.stamps: dict[str, tuple[int, int, int, str]] = {}   # the same, for the files this run hashed
+        self.hashed = 0   # files whose bytes this run read to hash them (the rest: stamp or store)
 
     def of(self, path: Path) -> str | None:
         with sha256_store(self.store):
-            return tree_sha256(path)
+            return tree_sha256(path, self._file)
+
+    def _file(self, path: Path) -> str:
+        """One file's sha256: from this run's store, else the last run's if its stamp is unchanged, else
+        hashed (stat first, so a file that changes while it is read is hashed again next run)."""
+        key = str(_abs(path))
+        sha = self.store.get(key)
+        if sha is not None:  # hashed this run (by this owner, stamped then; or by a task, not stamped)
+            return sha
+        stamp = _stamp(path)
+        known = self.known.get(key)
+        if known is not None and tuple(known[:3]) == stamp:
+            sha = known[3]
+        else:
+            sha = _sha256_bytes(path)
+            self.hashed += 1
+        self.store[key] = sha
+        self.stamps[key] = (*stamp, sha)
+        return sha
 
     def forget(self, path: Path) -> None:
         """Drop cached digests at or under ``path`` (a stage is about to replace it)."""
         root = str(_abs(path))
-        for key in [k for k in self.store if k == root or k.startswith(root + os.sep)]:
-            del self.store[key]
+        for cache in (self.store, self.stamps, self.known):
+            for key in [k for k in cache if k == root or k.startswith(root + os.sep)]:
+                del cache[key]
         self._outputs.pop(_abs(path), None)
 
     def made(self, output: Path, stage: str, sha256: str | None) -> None:
@@ -135,9 +180,34 @@ class Stage:
 class Recorder:
     """Reads and writes ``stage.json`` records under ``root/stages``; paths in them are relative."""
 
-    def __init__(self, root: Path, recipe_dir: Path, tool: dict[str, str], digests: Digests | None = None):
+    def __init__(self, root: Path, recipe_dir: Path, tool: dict[str, str], digests: Digests | None = None,
+                 stamps: dict | None = None):
         self.root, self.recipe_dir, self.tool = Path(root), Path(recipe_dir), tool
-        self.digests = digests or Digests()
+        self.digests = digests or Digests(self._known(stamps or {}))
+
+    def _known(self, stamps: dict) -> dict[str, tuple[int, int, int, str]]:
+        """``run.json``'s :data:`RUN_STAMPS` (paths as :meth:`rel` writes them) by absolute path; anything
+        malformed is left out (its file is hashed again)."""
+        known = {}
+        for where, base in (("release", self.root), ("recipe", self.recipe_dir)):
+            rows = stamps.get(where) if isinstance(stamps, dict) else None
+            for rel, row in (rows.items() if isinstance(rows, dict) else ()):
+                if (isinstance(row, list) and len(row) == 4 and all(isinstance(v, int) for v in row[:3])
+                        and isinstance(row[3], str)):
+                    known[os.path.abspath(os.path.join(base, rel))] = tuple(row)
+        return known
+
+    def stamps(self) -> dict:
+        """The stat stamps and digests of the files this run hashed, for ``run.json`` (:data:`RUN_STAMPS`):
+        ``{"release": {path: [size, mtime_ns, inode, sha256]}, "recipe": {...}}``, paths as :meth:`rel`
+        writes them (inside the release folder, or relative to the recipe's folder)."""
+        root = _abs(self.root)
+        out: dict[str, dict] = {"release": {}, "recipe": {}}
+        for key, row in sorted(self.digests.stamps.items()):
+            p = Path(key)
+            where = "release" if root in p.parents else "recipe"
+            out[where][self.rel(p)] = list(row)
+        return out
 
     def folder(self, stage: Stage) -> Path:
         return path_under(self.root / "stages", stage.name)
@@ -196,6 +266,19 @@ class Recorder:
         self.digests.made(stage.output, stage.name, sha)
         fault_point(f"stage-recorded:{stage.name}")
         return record
+
+
+def last_stamps(run_json: Path) -> dict:
+    """:data:`RUN_STAMPS` of the last run's ``run.json``; ``{}`` when it is absent or unreadable (every
+    file is then hashed, as on a first run)."""
+    import json
+
+    try:
+        data = json.loads(Path(run_json).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    stamps = data.get(RUN_STAMPS) if isinstance(data, dict) else None
+    return stamps if isinstance(stamps, dict) else {}
 
 
 def json_roundtrip(obj: Any) -> Any:

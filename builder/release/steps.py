@@ -8,6 +8,7 @@ or the task's own staging) and returns the facts its stage records (:mod:`builde
 """
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -74,15 +75,33 @@ def _fill_credit(info: VariantInfo | None, code: str, kind: str, credit: dict) -
     return VariantInfo.from_dict(data)
 
 
+def link_or_copy(src: Path, dst: Path) -> str:
+    """``dst`` as a hard link to ``src`` (no second copy of an unchanged input), or a copy where a link
+    cannot be made (another file system, a file system without links, a file the user does not own under
+    ``fs.protected_hardlinks``); ``"link"`` or ``"copy"``. Either way the stage record holds the digest.
+
+    A linked file is the input itself, so nothing may write into it in place: every writer of the toolkit
+    writes a new file and renames it over the old one (:func:`schemas.io.write_text_atomic`,
+    :func:`schemas.runtime.outputs.staging_dir`), which replaces the link and leaves the input as it was
+    (``tests/release/test_stage_links.py`` checks the inputs' bytes after a release).
+    """
+    try:
+        os.link(src, dst)
+        return "link"
+    except OSError:
+        shutil.copyfile(src, dst)
+        return "copy"
+
+
 def _copy_variant(src: Path, dst: Path, code: str, kind: str, credit: dict, *, assembled: bool = False,
                   method: str | None = None) -> None:
     dst.mkdir(parents=True)
     # an assembled set: its Parquet splits (the variant is its language column)
     files = dataset_split_files(src, (".parquet",)) if assembled else split_files(src)
     for split, p in files.items():
-        shutil.copyfile(p, dst / f"{split}{p.suffix}")
+        link_or_copy(p, dst / f"{split}{p.suffix}")
     if (src / "labels.txt").is_file():
-        shutil.copyfile(src / "labels.txt", dst / "labels.txt")
+        link_or_copy(src / "labels.txt", dst / "labels.txt")
     info = _fill_credit(VariantInfo.read(src), code, kind, credit)
     if method is not None:
         info = VariantInfo.from_dict(dict(info.to_dict(), method=method))
@@ -132,7 +151,7 @@ def align_to_pivot(pivot: Path, source: Path, code: str) -> Callable[[Path], dic
                 write_text_atomic(dst / f"{split}.tsv", sib_tsv_text(rows))
                 counts[split] = len(rows)
             if (pivot / "labels.txt").is_file():
-                shutil.copyfile(pivot / "labels.txt", dst / "labels.txt")
+                link_or_copy(pivot / "labels.txt", dst / "labels.txt")
             data = (VariantInfo.read(source) or VariantInfo()).to_dict()
             data.update(variant=code, kind="topic", method="aligned to the pivot's split")
             dropped = len(texts) - len(used)
