@@ -181,6 +181,8 @@ def run(ds: LoadedDataset, cfg: RunConfig, variants=None, *, progress=None) -> l
     tasks = build_tasks(ds, cfg, variants)
     # MLP tasks first, so the long ones do not end up last on one worker (the rows are sorted below)
     tasks.sort(key=lambda t: t["baseline"] != "mlp")
+    if ds.kind == "topic" and cfg.backend == "local" and min(cfg.jobs, len(tasks)) > 1:
+        topic_baselines.prewarm(cfg.baselines)  # forked workers inherit scikit-learn instead of importing it
     rows = fan_out(_task, tasks, shared=cfg, jobs=cfg.jobs, backend=cfg.backend, address=cfg.address,
                    progress=progress, labels=[f"{t['variant']} {t['baseline']}" for t in tasks])
     rank = {b: i for i, b in enumerate(cfg.baselines)}

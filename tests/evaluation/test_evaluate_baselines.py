@@ -179,3 +179,12 @@ def test_mc_baselines_per_variant_stay_near_chance_on_reasoning_questions(tmp_pa
     assert {r["variant"] for r in rows} == {"eng_Latn", "fra_Latn", "hin_Deva"}
     for r in rows:
         assert float(r["ci_low"]) <= 0.25 <= float(r["ci_high"])
+
+
+def test_prewarm_imports_each_named_baselines_modules_before_workers_fork():
+    import sys
+
+    from builder.evaluation.topic_baselines import prewarm
+
+    prewarm(["char_linear", "majority"])
+    assert {"sklearn.svm", "sklearn.feature_extraction.text", "sklearn.dummy"} <= set(sys.modules)
