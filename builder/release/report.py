@@ -388,12 +388,14 @@ def _drops_section(summary: dict) -> str:
                  "the dataset is not made from.")
     out.append(f"<p>{_e(note)}</p>")
     out.append('<div class="charts">' + (charts.drops_chart(mine, limit=8) if mine else ""))
+    # "Counted in" only when some drops are not the dataset's (a narrow table stays beside its chart)
     rows = [[(_e(d["source"]), None), (_e(_reason(d)), _e(d["reason"])),
-             (f'{int(d["count"]):,}', _num(int(d["count"]))),
-             (_e("the dataset" if d.get("in_dataset", True) else d.get("part") or "a side sample"), None)]
-            for d in mine + side]
-    out.append(_table("Drop ledger", [("Source", "text"), ("Reason", "text"), ("Dropped", "number"),
-                                      ("Counted in", "text")], rows, tall=len(rows) > 12) + "</div>")
+             (f'{int(d["count"]):,}', _num(int(d["count"])))]
+            + ([(_e("the dataset" if d.get("in_dataset", True) else d.get("part") or "a side sample"), None)]
+               if side else []) for d in mine + side]
+    columns = [("Source", "text"), ("Reason", "text"), ("Dropped", "number")] + ([("Counted in", "text")]
+                                                                                if side else [])
+    out.append(_table("Drop ledger", columns, rows, tall=len(rows) > 12) + "</div>")
     return "\n".join(out) + "\n</section>"
 
 

@@ -169,8 +169,8 @@ def test_every_variant_row_is_present_and_sortable(page, summary):
     heads = [a for tag, a in parsed.tags if tag == "th" and a.get("scope") == "col"]
     buttons = [a for tag, a in parsed.tags if tag == "button"]
     # every column heading of a data table is a button; the agreement matrix's label headings are not
-    # failing checks 4, variants 11, derived variants 5, drop ledger 4 (with "Counted in"), stages 4
-    assert len(buttons) == len(heads) - len(summary["agreement"]["labels"]) == 4 + 11 + 5 + 4 + 4
+    # failing checks 4, variants 11, derived variants 5, drop ledger 3, stages 4
+    assert len(buttons) == len(heads) - len(summary["agreement"]["labels"]) == 4 + 11 + 5 + 3 + 4
     assert all(a.get("type") == "button" for a in buttons)
     numeric = [a for tag, a in parsed.tags if tag == "th" and a.get("data-type") == "number"]
     # rows per split, accuracy per baseline, difference per charted baseline, dropped, seconds
