@@ -29,6 +29,7 @@ checks read them the same way). Two uses:
   reported as the plausible range.
 
 >>> import numpy as np
+>>> from schemas.textstats import robust_z
 >>> z = robust_z(np.log([1.0, 1.1, 0.9, 1.05, 0.95, 3.0]))
 >>> int(np.argmax(np.abs(z)))
 5
@@ -41,10 +42,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from schemas.textstats import log_ratio, numbers, robust_scale, robust_z, text_length
+from schemas.textstats import numbers, robust_scale, text_length
 
-# log_ratio and robust_z are also the projection steps' (project.py, project_mc.py import them from here)
-__all__ = ["Break", "RatioModel", "align_path", "fit_ratio_model", "locate_misalignment", "log_ratio", "robust_z"]
+__all__ = ["Break", "RatioModel", "align_path", "fit_ratio_model", "locate_misalignment"]
 
 #: Share of aligned pairs whose length ratio is off anyway (the mixture weight of the wide component).
 OUTLIER_SHARE = 0.03

@@ -22,7 +22,9 @@ from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
 from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.scripts import check_new_variant, count_letters, dominant_script, foreign_letters, script_of
 
-from .align import fit_ratio_model, locate_misalignment, log_ratio, robust_z
+from schemas.textstats import log_ratio, robust_z
+
+from .align import fit_ratio_model, locate_misalignment
 from .checks import CheckConfig, CheckSet, duplicate_groups
 from .credit import Credit, carried_credit
 from .parallel import ParallelText, default_expected_lines, read_parallel
@@ -33,7 +35,7 @@ SPLITS = ("train", "dev", "test")
 def read_topic_source(source: str | Path) -> dict[str, list[dict[str, str]]]:
     """The ``{train,dev,test}.tsv`` of a SIB-200 style folder (at least one split)."""
     root = require_path(source, what="source folder", kind="dir")
-    from schemas.dataset import verify_against_manifest  # pandas: only when reading
+    from schemas.manifest import verify_against_manifest
 
     verify_against_manifest(root)  # an altered split beside a manifest.json stops here, as in every reader
     splits = {s: read_sib_tsv(root / f"{s}.tsv") for s in SPLITS if (root / f"{s}.tsv").is_file()}

@@ -23,7 +23,7 @@ from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.records import ANSWER_FIELDS, MC_COLUMNS
 from schemas.scripts import check_new_variant, count_letters, script_of
 
-from .align import log_ratio, robust_z
+from schemas.textstats import log_ratio, robust_z
 from .checks import CheckConfig, CheckSet
 from .credit import carried_credit
 from .project import ProjectionResult

@@ -54,12 +54,13 @@ def test_every_function_is_classified():
 
 
 def test_align_and_the_numbers_check_use_this_one_reading():
-    from builder.variants import align
+    from builder.variants import align, project, project_mc
     from qc import length_ratio, numbers_check
 
     assert align.numbers is numbers_check.numbers is textstats.numbers
-    assert align.log_ratio is length_ratio.log_ratio is textstats.log_ratio
-    assert align.robust_z is length_ratio.robust_z is textstats.robust_z
+    assert project.log_ratio is project_mc.log_ratio is length_ratio.log_ratio is textstats.log_ratio
+    assert project.robust_z is project_mc.robust_z is length_ratio.robust_z is textstats.robust_z
+    assert not hasattr(align, "log_ratio") and not hasattr(align, "robust_z")  # one owner, no re-export
     assert not hasattr(align, "_NUMBER")
 
 

@@ -8,7 +8,8 @@ import pytest
 from scipy.stats import median_abs_deviation
 
 from schemas.io import read_sib_tsv
-from builder.variants.align import locate_misalignment, robust_z
+from builder.variants.align import locate_misalignment
+from schemas.textstats import robust_z
 from builder.variants.checks import duplicate_groups
 from schemas.scripts import count_letters
 
