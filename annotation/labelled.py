@@ -57,7 +57,7 @@ def read_labelled(path) -> list[LabelledItem]:
     [('1', 'sports', 'A goal.')]
     """
     p = require_path(path, what="labelled data")
-    from schemas.dataset import verify_against_manifest  # pandas: only when reading
+    from schemas.manifest import verify_against_manifest
 
     verify_against_manifest(p)  # a split file altered after its manifest.json was written stops here (exit 2)
     if p.is_dir():

@@ -25,14 +25,12 @@ the format the reader picks: an assembled ``train.jsonl`` altered beside its
 ``train.parquet`` stops a command that reads the Parquet file too (the two are
 one split, and a user takes either). Readers that read split files without
 this loader (``builder romanize``, ``builder extend``'s topic source) call
-:func:`verify_against_manifest`, the same check. Each file is hashed once, when
+:func:`schemas.manifest.verify_against_manifest`, the same check. Each file is hashed once, when
 its folder is read. ``verify=False`` (the CLI's ``builder --no-verify``,
 through :func:`manifest_verification`) skips it.
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,110 +40,21 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .features import decode_class_labels
-from .errors import IntegrityError, SchemaError, SourceError
+from .errors import SchemaError, SourceError
 from .names import check_name
-from .io import read_sib_tsv, read_text_utf8, require_path, sha256_file
+from .io import read_sib_tsv, read_text_utf8, require_path
+from .manifest import (_SKIP, _SUFFIXES, _VERIFY, _check_listed, _verify_others, manifest_verification,
+                       read_manifest, recorded_hashes, verify_against_manifest, verify_file)
 from .runtime.outputs import fault_point
 from .records import REQUIRED_COLUMNS
 from .splits import order_splits
 from .tables import jsonl_lines
 from .variant import VariantInfo
 
-_SUFFIXES = (".parquet", ".jsonl", ".tsv")
-_SKIP = {"dropped", "manifest", "labels", "qc_report", "results"}
-_VERIFY = contextvars.ContextVar("schemas_dataset_verify", default=True)
-
-
-@contextlib.contextmanager
-def manifest_verification(enabled: bool):
-    """Within the block, :func:`load_dataset_dir` verifies manifests (``True``, the default) or not."""
-    token = _VERIFY.set(enabled)
-    try:
-        yield
-    finally:
-        _VERIFY.reset(token)
-
-
-def recorded_hashes(root: Path, manifest) -> dict[Path, str]:
-    """``path -> sha256`` of the files ``manifest.json`` lists (assembled: ``name -> sha256``; export:
-    ``relative path -> {sha256, ...}``)."""
-    files = manifest.get("files") if isinstance(manifest, dict) else None
-    if not isinstance(files, dict):
-        return {}
-    out = {}
-    for rel, entry in files.items():
-        digest = entry.get("sha256") if isinstance(entry, dict) else entry
-        if isinstance(rel, str) and isinstance(digest, str):
-            out[root / rel] = digest
-    return out
-
-
-def verify_file(path: Path, expected: str | None) -> None:
-    """Raise :class:`IntegrityError` unless ``path`` hashes to ``expected`` (None: nothing recorded)."""
-    if expected is not None and sha256_file(path, chunk=1 << 22) != expected:
-        raise IntegrityError("differs from the sha256 that manifest.json recorded: the file changed after the "
-                             "folder was written; rebuild the folder, or read it anyway with "
-                             "'builder --no-verify COMMAND ...'", file=path)
-
-
-def _split_file(path: Path) -> bool:
-    return path.suffix in _SUFFIXES and path.stem not in _SKIP
-
-
-def _verify_others(folder: Path, expected: dict[Path, str], read) -> None:
-    """Verify the split files of ``folder`` that the manifest lists and that this reader did not read itself
-    (``read``: those :func:`read_table` verified), e.g. ``train.jsonl`` beside the ``train.parquet`` read."""
-    read = set(read)
-    for path in sorted(expected):
-        if path.parent == folder and _split_file(path) and path not in read:
-            if not path.exists():
-                _check_listed({path: expected[path]}, {folder})
-            verify_file(path, expected[path])
-
-
-def read_manifest(root: Path) -> dict | None:
-    """``root/manifest.json`` as a dict, or None without one; malformed JSON is a :class:`SchemaError` naming it."""
-    path = Path(root) / "manifest.json"
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(read_text_utf8(path))  # a BOM is harmless, a bad byte one line
-    except json.JSONDecodeError as err:
-        raise SchemaError(f"malformed JSON: {err.msg}", file=path, record=f"line {err.lineno}") from None
-
-
-def verify_against_manifest(path: str | Path) -> None:
-    """Check the split files at ``path`` that a ``manifest.json`` lists against their recorded sha256.
-
-    ``path`` is a folder (every split file the manifest lists in it) or one split file. The manifest
-    is the one beside the files (an assembled set) or in the folder above (an export's
-    ``<variant>/``). For readers that read split files without :func:`load_dataset_dir`
-    (``builder romanize``, ``builder extend``'s topic source, ``builder annotate curate/split``): a
-    changed or missing file is the :class:`~schemas.errors.IntegrityError` the loader gives (exit 2).
-    Off inside ``manifest_verification(False)`` (``builder --no-verify``).
-
-    >>> verify_against_manifest(Path("tests/data/sib200/annotated/hin_Deva"))  # no manifest: nothing to check
-    """
-    if not _VERIFY.get():
-        return
-    path = Path(path)
-    folder = path if path.is_dir() else path.parent
-    for root in (folder, folder.parent):
-        expected = recorded_hashes(root, read_manifest(root))
-        if path is not folder:
-            verify_file(path, expected.get(path) if _split_file(path) else None)
-        elif any(p.parent == folder for p in expected):
-            _check_listed(expected, {folder})
-            _verify_others(folder, expected, ())
-
-
-def _check_listed(expected: dict[Path, str], folders) -> None:
-    """Raise :class:`IntegrityError` for a split file in ``folders`` that the manifest lists and that is gone."""
-    for path in sorted(expected):
-        if path.parent in folders and _split_file(path) and not path.exists():
-            raise IntegrityError("manifest.json lists this file, and it is missing: the folder changed after it "
-                                 "was written; rebuild the folder, or read it anyway with "
-                                 "'builder --no-verify COMMAND ...'", file=path)
+#: What this module offers; the manifest check (schemas.manifest) is offered here too, where callers look for it.
+__all__ = ["LazyTables", "LoadedDataset", "UnknownVariantError", "check_columns", "load_dataset_dir",
+           "manifest_verification", "read_manifest", "read_table", "recorded_hashes", "split_files",
+           "verify_against_manifest", "verify_file"]
 
 
 class LazyTables(Mapping):

@@ -173,7 +173,7 @@ def cli(ctx, traceback, quiet, no_verify):
     ctx.obj = app = AppContext(traceback=traceback, quiet=quiet, verify=not no_verify)
     ctx.with_resource(_Route(app))
     if no_verify:
-        from schemas.dataset import manifest_verification
+        from schemas.manifest import manifest_verification
 
         ctx.with_resource(manifest_verification(False))
 

@@ -6,7 +6,7 @@ file, and a ``train.jsonl`` altered beside it used to pass unnoticed (exit 0) th
 command. Now each command that reads the folder, or one of its split files, stops with exit 2
 (an input altered after its manifest was written, README "A tour of the command line") and one
 ``error:`` line naming the altered file; ``builder --no-verify`` reads it anyway. The check has
-one owner, :func:`schemas.dataset.verify_against_manifest`, which the loader shares.
+one owner, :func:`schemas.manifest.verify_against_manifest`, which the loader shares.
 """
 from __future__ import annotations
 
