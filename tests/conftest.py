@@ -23,6 +23,7 @@ def _hermetic(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache / "xdg"))  # uroman's tables (builder.variants.romanize_uroman)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)  # a test that wants CI's escaping sets it itself
 
 

@@ -136,14 +136,15 @@ class Reporter:
             task = bar.add_task("", total=total)
             yield lambda label, done, n: bar.update(task, completed=done, description=as_printed(label))
 
-    def lazy_progress(self, stack: contextlib.ExitStack, stage: str, noun: str) -> Callable:
+    def lazy_progress(self, stack: contextlib.ExitStack, stage: str, noun: str, **options) -> Callable:
         """A ``progress(label, done, total)`` that opens :meth:`progress` at its first call (for work whose
-        size is known only once it has started, such as the export's variants)."""
+        size is known only once it has started, such as the export's variants); ``options`` are
+        :meth:`progress`'s (``steps``, ``interval``, ``clock``)."""
         state: dict = {}
 
         def report(label, done, total):
             if "cb" not in state:
-                state["cb"] = stack.enter_context(self.progress(stage, total, noun))
+                state["cb"] = stack.enter_context(self.progress(stage, total, noun, **options))
             if state["cb"] is not None:
                 state["cb"](label, done, total)
         return report

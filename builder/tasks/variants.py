@@ -9,6 +9,8 @@ and kept in the result's ``warnings``.
 """
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,7 +108,9 @@ def run_romanize(options: RomanizeOptions, report: Reporter = QUIET) -> Romanize
     from builder.variants.romanize import romanize_variant
 
     o = options
-    romanized = romanize_variant(o.variant_dir, o.out, scheme=o.scheme, allow_leftover=o.allow_leftover,
-                                 license=o.license, license_from=o.license_from)
+    with contextlib.ExitStack() as stack:  # the rows are counted once the folder is read
+        romanized = romanize_variant(o.variant_dir, o.out, scheme=o.scheme, allow_leftover=o.allow_leftover,
+                                     license=o.license, license_from=o.license_from, info=report.info,
+                                     progress=report.lazy_progress(stack, "romanize", "rows romanized", steps=4))
     return RomanizeResult(lines=[f"wrote {romanized.out_dir} ({romanized.summary()})"], out_dir=romanized.out_dir,
                           romanized=romanized)

@@ -111,15 +111,22 @@ class Romanizer:
     marks: MarkPolicy = field(default_factory=lambda: policy(""))  # punctuation and digits, applied first
 
 
+_INFO: list = []  # where _uroman says that it builds the tables (romanize_variant's ``info``)
+
+
 @lru_cache(maxsize=1)
 def _uroman():
-    import uroman  # imported lazily: loading its tables takes seconds
+    """uroman's tables, once per process (:func:`.romanize_uroman.tables`: from the user's cache when built before)."""
+    from .romanize_uroman import tables  # imported lazily: uroman and its tables take seconds
 
-    return uroman.Uroman()
+    return tables(_INFO[-1] if _INFO else None)
 
 
 def _romanize_uroman(text: str, lcode: str) -> str:
-    return unicodedata.normalize("NFC", _uroman().romanize_string(text, lcode=lcode))
+    """uroman's reading of one text, in NFC (a romanizer keeps its :class:`.romanize_uroman.TokenRomanizer`)."""
+    from .romanize_uroman import TokenRomanizer
+
+    return TokenRomanizer(_uroman, lcode)(text)
 
 
 def get_romanizer(code: str, scheme: str | None = None, *, where=None) -> Romanizer:
@@ -141,8 +148,11 @@ def get_romanizer(code: str, scheme: str | None = None, *, where=None) -> Romani
     marks = _policy(script)
     if method.tool == "uroman":
         lcode = code.split("_")[0]
+        from .romanize_uroman import TokenRomanizer
+
+        tokens = TokenRomanizer(_uroman, lcode)  # each distinct token once, for this romanizer (one variant)
         return Romanizer(script, "uroman", package_version("uroman"), scheme,
-                         lambda t: _romanize_uroman(marks.translate(t), lcode), marks=marks)
+                         lambda t: tokens(marks.translate(t)), marks=marks)
     brahmic.scheme_maps(script, scheme)  # build and cache the tables now
     cache: dict[str, str] = {}  # native run -> Latin, for this romanizer (one variant) only
     return Romanizer(script, "indic-transliteration", package_version("indic-transliteration"), scheme,
@@ -364,8 +374,8 @@ def _read_jsonl(path: Path) -> list[dict]:
 
 def read_variant_texts(folder: Path) -> dict[str, tuple[str, list[dict]]]:
     """``split -> (kind, rows)`` of a variant folder (``tsv`` topic rows or ``jsonl`` MC rows), checked
-    against the folder's ``manifest.json`` first (:func:`schemas.dataset.verify_against_manifest`)."""
-    from schemas.dataset import verify_against_manifest  # pandas: only when reading
+    against the folder's ``manifest.json`` first (:func:`schemas.manifest.verify_against_manifest`)."""
+    from schemas.manifest import verify_against_manifest
 
     verify_against_manifest(folder)
     splits = {}
@@ -385,7 +395,8 @@ def _fields(kind: str) -> tuple[str, ...]:
 
 def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | None = None,
                      allow_leftover: bool = False, check_round_trip: bool = True, license: str | None = None,
-                     license_from: str | None = None) -> RomanizeResult:
+                     license_from: str | None = None, progress: Callable[[str, int, int], None] | None = None,
+                     info: Callable[[str], None] | None = None) -> RomanizeResult:
     """Write ``out/<lang>_Latn/`` from the variant folder ``variant_dir``.
 
     Raises :class:`ScriptError` when native-script characters other than
@@ -400,7 +411,21 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     declares none (the one rule of :mod:`schemas.licensing`: a fallback never
     replaces what the source declares), recorded with ``license_from`` (who
     gave it, e.g. ``release recipe``; default :data:`LICENSE_FROM_CALLER`).
+    ``progress(split, rows done, rows)`` is called after every row (a
+    :meth:`builder.tasks.base.Reporter.progress` callback, which limits the
+    lines it prints); ``info`` receives a line when uroman's tables are built.
     """
+    _INFO.append(info)
+    try:
+        return _romanize_variant(variant_dir, out, scheme=scheme, allow_leftover=allow_leftover,
+                                 check_round_trip=check_round_trip, license=license, license_from=license_from,
+                                 progress=progress)
+    finally:
+        _INFO.pop()
+
+
+def _romanize_variant(variant_dir, out, *, scheme, allow_leftover, check_round_trip, license, license_from,
+                      progress) -> RomanizeResult:
     folder = require_path(variant_dir, what="variant folder", kind="dir")
     info = VariantInfo.read(folder)
     code = _variant_code(folder, info)
@@ -416,9 +441,11 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
     marks: Counter = Counter()
     first_left = None
     natives = []
+    total, done = sum(len(rows) for _kind, rows in splits.values()), 0
     for split, (kind, rows) in splits.items():
         new_rows, left = [], 0
         for n, row in enumerate(rows):
+            done += 1
             new = dict(row)
             for f in _fields(kind):
                 if isinstance(row.get(f), str):
@@ -433,6 +460,8 @@ def romanize_variant(variant_dir: str | Path, out: str | Path, *, scheme: str | 
             if kind == "jsonl" and "language" in new:
                 new["language"] = new_code
             new_rows.append(new)
+            if progress is not None:
+                progress(split, done, total)
         out_rows[split] = new_rows
         leftover[split] = left
     total_left = sum(leftover.values())
