@@ -94,7 +94,7 @@ def test_sib200_export_runs_lm_evals_afrobench_task_and_ours_after_a_move(tmp_pa
     for v in languages:
         shutil.copytree(SIB / v, tmp_path / "in" / v)
     _invoke("export", tmp_path / "in", "--out", tmp_path / "built", "--schema", "sib200", "--lm-eval",
-            "--name", "sibx", "--license", "CC-BY-SA-4.0", "--source", "SIB-200")
+            "--name", "sibx", "--license", "CC-BY-SA-4.0", "--source-name", "SIB-200")
     moved = tmp_path / "moved" / "sib200"
     moved.parent.mkdir()
     (tmp_path / "built").rename(moved)
