@@ -1,0 +1,151 @@
+"""Behaviours of a release that no other test pinned down (issue 27), in-process and fast.
+
+- the re-split of a variant to the pivot (:func:`builder.release.steps.align_to_pivot`): the count of
+  items dropped as not in the pivot is exact (input = kept + dropped), and a pivot item missing from the
+  variant stops the stage with an error naming it (it does not vanish from the release);
+- the release summary's drop ledger (:func:`builder.release.summary.build_summary`): for any ledger, the
+  rows of ``release.json`` are the stages' rows summed once each by (stage, source, reason), so a row
+  counted twice changes a total and fails here.
+
+Each was checked against a one-line bug in the production code: docs/testing.md, "Behaviours pinned
+for issue 27".
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from builder.release import steps
+from builder.release.plan import Plan
+from builder.release.stages import STAGE_JSON, Stage
+from builder.release.summary import build_summary, write_summary
+from schemas.errors import AlignmentError
+from schemas.io import read_sib_tsv, sib_tsv_text
+
+LABELS = ("sports", "travel", "health")
+
+
+def _folder(path: Path, splits: dict[str, list[int]], prefix: str) -> Path:
+    path.mkdir(parents=True)
+    for split, items in splits.items():
+        rows = [{"index_id": str(i), "category": LABELS[i % 3], "text": f"{prefix} {i}"} for i in items]
+        (path / f"{split}.tsv").write_text(sib_tsv_text(rows), encoding="utf-8")
+    (path / "labels.txt").write_text("\n".join(LABELS) + "\n", encoding="utf-8")
+    return path
+
+
+def _align(root: Path, pivot: dict[str, list[int]], variant: dict[str, list[int]]):
+    piv = _folder(root / "eng_Latn", pivot, "en")
+    var = _folder(root / "src" / "hin_Deva", variant, "hi")
+    out = root / "out"
+    facts = steps.align_to_pivot(piv, var, "hin_Deva")(out)
+    return out, facts
+
+
+def test_items_not_in_the_pivot_are_dropped_and_counted_exactly(tmp_path):
+    # the variant holds 9 items; the pivot (curated) keeps 6 of them, re-split otherwise
+    out, facts = _align(tmp_path, {"train": [1, 2, 3], "dev": [4], "test": [5, 6]},
+                        {"train": [1, 2, 7, 8], "dev": [3, 4, 9], "test": [5, 6]})
+    info = json.loads((out / "hin_Deva" / "variant.json").read_text(encoding="utf-8"))
+    assert info["aligned"]["dropped_not_in_pivot"] == 3
+    assert info["aligned"]["counts"] == {"train": 3, "dev": 1, "test": 2}
+    assert facts == {"drops": [{"source": "align hin_Deva", "reason": "not_in_pivot", "count": 3}]}
+    # every item lands in the pivot's split, with the variant's own text
+    got = {s: [(r["index_id"], r["text"]) for r in read_sib_tsv(out / "hin_Deva" / f"{s}.tsv")]
+           for s in ("train", "dev", "test")}
+    assert got == {"train": [("1", "hi 1"), ("2", "hi 2"), ("3", "hi 3")], "dev": [("4", "hi 4")],
+                   "test": [("5", "hi 5"), ("6", "hi 6")]}
+
+
+def test_nothing_dropped_is_no_drop_row(tmp_path):
+    out, facts = _align(tmp_path, {"train": [1, 2], "test": [3]}, {"train": [3, 1], "test": [2]})
+    info = json.loads((out / "hin_Deva" / "variant.json").read_text(encoding="utf-8"))
+    assert info["aligned"]["dropped_not_in_pivot"] == 0 and facts == {"drops": []}
+
+
+def test_a_pivot_item_missing_from_the_variant_stops_the_stage_naming_it(tmp_path):
+    with pytest.raises(AlignmentError) as err:
+        _align(tmp_path, {"train": [1, 2], "test": [3, 4]}, {"train": [1, 2], "test": [3]})
+    assert "pivot item 4 (test) is missing from hin_Deva" in str(err.value)
+    assert not (tmp_path / "out").exists()  # nothing written: the release cannot name a variant without it
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.booleans(), st.sampled_from(["train", "dev", "test"]),
+                          st.sampled_from(["train", "dev", "test"])), min_size=1, max_size=20))
+def test_input_is_kept_plus_dropped_for_any_curation(items):
+    """``items[i]``: (kept by the pivot, its pivot split, its split in the variant)."""
+    pivot: dict[str, list[int]] = {}
+    variant: dict[str, list[int]] = {}
+    for i, (kept, p_split, v_split) in enumerate(items):
+        kept = kept or i == 0  # a pivot holds at least one item
+        variant.setdefault(v_split, []).append(i)
+        if kept:
+            pivot.setdefault(p_split, []).append(i)
+    with tempfile.TemporaryDirectory() as tmp:
+        out, facts = _align(Path(tmp), pivot, variant)
+        info = json.loads((out / "hin_Deva" / "variant.json").read_text(encoding="utf-8"))
+    n_in = sum(len(v) for v in variant.values())
+    kept = sum(info["aligned"]["counts"].values())
+    dropped = info["aligned"]["dropped_not_in_pivot"]
+    assert kept == sum(len(v) for v in pivot.values())
+    assert n_in == kept + dropped
+    assert sum(d["count"] for d in facts["drops"]) == dropped
+
+
+# -- the summary's drop ledger --------------------------------------------------------------------------------
+
+def _plan(root: Path, ledger: dict[str, list[dict]]) -> Plan:
+    recipe = SimpleNamespace(name="demo", pretty_name=None, citation=None, pivot="eng_Latn")
+    plan = Plan(root=root, recipe=recipe)
+    for name, rows in ledger.items():
+        folder = root / "stages" / name
+        folder.mkdir(parents=True)
+        (folder / STAGE_JSON).write_text(json.dumps({"facts": {"drops": rows}}), encoding="utf-8")
+        plan.stages.append(Stage(name=name, inputs={}, options={}, action=lambda out: {}, output=folder / "output"))
+    return plan
+
+
+_ROW = st.fixed_dictionaries(
+    {"source": st.sampled_from(["race", "sciq", "curation"]), "reason": st.sampled_from(["a", "b"]),
+     "count": st.integers(0, 40)},
+    optional={"split": st.sampled_from(["train", "dev", "test"])})
+_LEDGER = st.dictionaries(st.sampled_from(["assemble", "curate-hin_Deva", "align-hin_Deva", "adjudicate"]),
+                          st.lists(_ROW, max_size=6), min_size=1)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_LEDGER)
+def test_the_summary_sums_every_ledger_row_once(ledger):
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = build_summary(_plan(Path(tmp), ledger), gate_failing_allowed=False, stopped_at_gate=False)
+    drops = summary["drops"]
+    expected: dict[tuple, int] = {}
+    for stage, rows in ledger.items():
+        for r in rows:
+            if r["count"]:
+                key = (stage, r["source"], r["reason"])
+                expected[key] = expected.get(key, 0) + r["count"]
+    keys = [(d["stage"], d["source"], d["reason"]) for d in drops]
+    assert len(keys) == len(set(keys)), "a (stage, source, reason) row appears twice"
+    assert {k: d["count"] for k, d in zip(keys, drops)} == expected
+    for stage, rows in ledger.items():  # per stage: the stage's dropped records, counted once
+        assert sum(d["count"] for d in drops if d["stage"] == stage) == sum(r["count"] for r in rows)
+    assert sum(d["count"] for d in drops) == sum(r["count"] for rows in ledger.values() for r in rows)
+
+
+def test_release_json_holds_the_ledger_summed_once(tmp_path):
+    ledger = {"assemble": [{"source": "race", "reason": "too_many_sentences", "count": 4, "split": "train"},
+                           {"source": "race", "reason": "too_many_sentences", "count": 1, "split": "dev"}],
+              "align-hin_Deva": [{"source": "align hin_Deva", "reason": "not_in_pivot", "count": 3}]}
+    write_summary(_plan(tmp_path, ledger), gate_failing_allowed=False, stopped_at_gate=False)
+    summary = json.loads((tmp_path / "release.json").read_text(encoding="utf-8"))
+    assert [(d["stage"], d["source"], d["reason"], d["count"]) for d in summary["drops"]] == [
+        ("assemble", "race", "too_many_sentences", 5), ("align-hin_Deva", "align hin_Deva", "not_in_pivot", 3)]
+    assert "8 records dropped from the dataset" in (tmp_path / "report.html").read_text(encoding="utf-8")
