@@ -41,14 +41,6 @@ STAGE_JSON = "stage.json"
 RUN_STAMPS = "file_stamps"
 
 
-def _sha256_bytes(path: Path, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _visible_files(path: Path) -> list[tuple[str, Path]]:
     """``(relative name, file)`` of a folder's files, sorted, hidden ones (the output marker
     ``.builder.json``, temporaries of a killed writer ``.NAME.PID.*``) left out."""
@@ -119,7 +111,7 @@ class Digests:
         if known is not None and tuple(known[:3]) == stamp:
             sha = known[3]
         else:
-            sha = _sha256_bytes(path)
+            sha = sha256_file(path)  # the one hasher (schemas.io); inside of(), it also fills the store
             self.hashed += 1
         self.store[key] = sha
         self.stamps[key] = (*stamp, sha)
