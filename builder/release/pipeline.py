@@ -6,7 +6,7 @@
     export/                  the release (Parquet, card, LICENSE, lm-eval tasks): only when this run released
     superseded/<stage>/      an output this run does not stand behind, moved aside (:mod:`.superseded`)
     release.json             the summary (machine-readable)    report.html   the same for a reviewer
-    run.json                 this run only: which stages ran or were skipped, and their seconds
+    run.json                 this run only: which stages ran or were skipped, their wall and CPU seconds
 
 Everything but ``run.json`` is byte-identical between a run that was never
 interrupted and one that was killed at any point and run again. Whatever the
@@ -55,6 +55,7 @@ class RunResult:
     """What one run did: per stage ``(name, status, seconds)``, and the gate's verdict."""
 
     stages: list[tuple[str, str, float]] = field(default_factory=list)
+    cpu_seconds: dict[str, float] = field(default_factory=dict)   # per stage that ran: user + system CPU
     gate_passed: bool | None = None
     stopped_at_gate: bool = False
     summary: dict | None = None
@@ -130,16 +131,26 @@ def _gate_verdict(plan: Plan, st, facts: dict, result: RunResult) -> None:
         result.gate_passed = bool(facts.get("passed"))
 
 
-def _timed(stage) -> tuple[dict, float]:
-    """Run one stage's task; its facts and its own seconds (measured where it runs)."""
-    start = time.perf_counter()
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process and of every child it has waited for."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _timed(stage) -> tuple[dict, float, float]:
+    """Run one stage's task; its facts, its own wall seconds and CPU seconds (measured where it runs:
+    in a worker of a batch, that worker's CPU while it ran this stage, with the processes it started
+    and waited for)."""
+    start, cpu = time.perf_counter(), _cpu()
     try:
         facts = stage.action(stage.output)
     except KeyboardInterrupt:
         raise
     except Exception as err:  # noqa: BLE001 - the release names the stage, the CLI prints the error
         raise StageStopped(stage.name, err) from err
-    return facts or {}, round(time.perf_counter() - start, 3)
+    return facts or {}, round(time.perf_counter() - start, 3), round(_cpu() - cpu, 3)
 
 
 def _run(plan: Plan, todo: list, expected: list, recorder: Recorder, result: RunResult, index: dict,
@@ -157,15 +168,16 @@ def _run(plan: Plan, todo: list, expected: list, recorder: Recorder, result: Run
         where = plan.where
         outcomes = fan_out(_run_stage, list(range(len(todo))), shared=todo, jobs=where["jobs"],
                            backend=where["backend"], address=where["address"], labels=[st.name for st in todo])
-    for st, (facts, seconds), want in zip(todo, outcomes, expected):
+    for st, (facts, seconds, cpu), want in zip(todo, outcomes, expected):
         recorder.write(st, want, facts)
         result.stages.append((st.name, "ran", seconds))
+        result.cpu_seconds[st.name] = cpu
         say(f"release: [{index[id(st)] + 1}/{total}] {st.describe}: done in "
             f"{seconds:.1f} s{'' if len(todo) == 1 else f' (1 of {len(todo)} run together)'}")
         _gate_verdict(plan, st, facts, result)
 
 
-def _run_stage(stages, i: int) -> tuple[dict, float]:
+def _run_stage(stages, i: int) -> tuple[dict, float, float]:
     """A worker's part of a batch: run stage ``i``. Ctrl-C is the driver's to handle (it stops the
     workers), so a worker does not print its own interruption line."""
     import signal
@@ -252,7 +264,8 @@ def _finish(plan: Plan, result: RunResult, allow_failing_gate: bool, say) -> Non
     order = {st.name: i for i, st in enumerate(plan.stages)}
     result.stages.sort(key=lambda row: order[row[0]])
     write_json_atomic(plan.root / "run.json", {
-        "stages": [{"name": n, "status": s, "seconds": t} for n, s, t in result.stages],
+        "stages": [{"name": n, "status": s, "seconds": t, "cpu_seconds": result.cpu_seconds.get(n, 0.0)}
+                   for n, s, t in result.stages],
         "stopped_at_gate": result.stopped_at_gate, "stopped_at": (result.stopped or {}).get("stage"),
         "note": "this run only; every other file of the release is the same whichever run made it",
         RUN_STAMPS: result.file_stamps})

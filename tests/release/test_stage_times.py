@@ -38,4 +38,6 @@ def test_stages_run_together_record_their_own_seconds(tmp_path, monkeypatch):
     pipeline._run(plan, todo, [recorder.expected(st) for st in todo], recorder, result,
                   {id(st): i for i, st in enumerate(todo)}, said.append)
     assert result.stages == [("extend-a", "ran", 1.0), ("extend-b", "ran", 3.0)]
+    assert set(result.cpu_seconds) == {"extend-a", "extend-b"}  # each stage's own CPU, for run.json
+    assert all(cpu >= 0 for cpu in result.cpu_seconds.values())
     assert any("extend-b: done in 3.0 s (1 of 2 run together)" in line for line in said)
