@@ -13,6 +13,9 @@ What the docs say to the test, visibly, in the Markdown source:
 * ``<!-- docs-test: skip (REASON) -->`` right before a block: the block is not run.
 * ``<!-- docs-test: skip "PREFIX" (REASON) -->`` right before a block: the commands (or ``&&``
   parts of a command) that start with PREFIX are not run; the rest of the block is.
+* ``<!-- docs-test: needs MODULE (EXTRA) -->`` right before a block: it runs a tool of an optional
+  extra (``lm_eval``); where MODULE is not installed the block is left out and the page's test
+  ends as skipped, naming it, after the page's other blocks ran.
 
 Everything skipped is listed with its reason (``Block.skipped``), so nothing is skipped silently.
 """
@@ -32,6 +35,7 @@ _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^
 _DIRECTIVE = re.compile(r"^\s*<!--\s*docs-test:\s*(?P<body>.*?)\s*-->\s*$")
 _SKIP = re.compile(r'^skip\s*(?:"(?P<prefix>[^"]+)"\s*)?\((?P<reason>[^)]+)\)$')
 _EXIT = re.compile(r"^exit\s+(?P<code>\d+)$")
+_NEEDS = re.compile(r"^needs\s+(?P<module>[A-Za-z_][\w.]*)(?:\s*\((?P<why>[^)]+)\))?$")
 _EXIT_COMMENT = re.compile(r"(?:^|\s)#\s*exit\s+(?P<code>\d+)\b")
 
 
@@ -56,6 +60,7 @@ class Block:
     expect: int = 0
     skip_reason: str | None = None
     skip_prefixes: list[tuple[str, str]] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)  # Python modules of an optional extra the block runs
     skipped: list[tuple[int, str, str]] = field(default_factory=list)  # (line, command, reason)
 
     @property
@@ -64,7 +69,8 @@ class Block:
 
     @property
     def first(self) -> str:
-        return next((l.strip() for l in self.body if l.strip()), "")
+        """The block's first command line, without its comment (how the test names a skipped block)."""
+        return next((c for c in (strip_comment(l) for l in self.body) if c), "")
 
 
 def fenced_blocks(text: str, page: str) -> list[Block]:
@@ -112,6 +118,9 @@ def _apply(block: Block, body: str, line: int) -> None:
     if m := _EXIT.match(body):
         block.expect = int(m.group("code"))
         return
+    if m := _NEEDS.match(body):
+        block.needs.append(m.group("module"))
+        return
     raise ValueError(f"{block.page}:{line}: unknown docs-test directive {body!r}")
 
 
@@ -126,6 +135,11 @@ def unlabelled_command_blocks(text: str, page: str) -> list[Block]:
         for b in fenced_blocks(text, page)
         if b.lang == "" and any(l.lstrip().startswith(COMMAND_WORDS) for l in b.body)
     ]
+
+
+def strip_comment(line: str) -> str:
+    cut = _comment_start(line)
+    return (line if cut is None else line[:cut]).strip()
 
 
 def _comment_start(line: str) -> int | None:
@@ -232,12 +246,12 @@ def _drop_skipped(block: Block, cmd: Command, lines: list[str]) -> list[str] | N
                 kept = [p for p in parts if not p.strip().startswith(prefix)]
                 for p in parts:
                     if p.strip().startswith(prefix):
-                        block.skipped.append((cmd.line, p.strip(), reason))
+                        block.skipped.append((cmd.line, strip_comment(p), reason))
                 if kept:
                     # keep the column positions readable; the line number is what matters
                     return [" && ".join(kept)]
                 return None
-            block.skipped.append((cmd.line, text, reason))
+            block.skipped.append((cmd.line, strip_comment(text), reason))
             return None
     return lines
 
