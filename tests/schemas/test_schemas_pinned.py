@@ -1,0 +1,163 @@
+"""Behaviours of ``schemas`` that no other test pinned down (issue 27), in-process and fast.
+
+- the code validator refuses every ISO 15924 special code (``Zinh``, ``Zmth``, ``Zsye``, ``Zsym``,
+  ``Zxxx``, ``Zyyy``, ``Zzzz``) and every private-use code ``Qaaa``-``Qabx``, enumerated here rather than
+  read from :data:`schemas.codes.SPECIAL_SCRIPTS` (a code dropped from that set fails), and the ISO 639-3
+  special languages;
+- recovery after a kill (:func:`schemas.runtime.recovery.recover`): a pid this process may not signal
+  (``os.kill`` raising :class:`PermissionError`: a live process of another user) counts as alive, so the
+  temporary names of its run are left alone; pid 1 too; a pid that no process has is cleaned up;
+- the fan-out (:func:`schemas.runtime.fanout.fan_out`) gives results in task order for any completion
+  order: a property test over every order the pool may finish in, with the pool replaced by one that
+  finishes in the order Hypothesis draws (no processes, so every order is reached).
+
+Each was checked against a one-line bug in the production code: docs/testing.md, "Behaviours pinned
+for issue 27".
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schemas.codes import is_known_script, is_known_variant_code, validate_variant_code
+from schemas.errors import SchemaError
+from schemas.runtime import fanout, recovery
+
+# -- 6. ISO 15924 special codes -------------------------------------------------------------------------------
+
+#: ISO 15924's codes for no script, an inherited, undetermined or uncoded script, and notations that are no
+#: writing system (https://www.unicode.org/iso15924/iso15924-codes.html, "Special codes").
+SPECIAL = ("Zinh", "Zmth", "Zsye", "Zsym", "Zxxx", "Zyyy", "Zzzz")
+#: The private-use range Qaaa..Qabx: 26 + 24 codes.
+PRIVATE = tuple(f"Qa{a}{b}" for a in "ab" for b in string.ascii_lowercase if (a, b) <= ("b", "x"))
+
+
+def test_the_private_use_range_is_fifty_codes():
+    assert len(PRIVATE) == 50 and PRIVATE[0] == "Qaaa" and PRIVATE[-1] == "Qabx"
+
+
+@pytest.mark.parametrize("script", SPECIAL + PRIVATE)
+def test_every_special_script_code_is_refused(script):
+    code = f"eng_{script}"
+    assert not is_known_script(script) and not is_known_variant_code(code)
+    with pytest.raises(SchemaError) as err:
+        validate_variant_code(code, field="variant")
+    if script in SPECIAL or script in ("Qaaa", "Qabx"):  # the ones pycountry lists: named as special
+        assert f"script code {script!r} in {code!r} is an ISO 15924 special code" in str(err.value)
+
+
+@pytest.mark.parametrize("lang", ["mis", "mul", "und", "zxx"])
+def test_every_special_language_code_is_refused(lang):
+    with pytest.raises(SchemaError) as err:
+        validate_variant_code(f"{lang}_Latn")
+    assert f"language code {lang!r} in '{lang}_Latn' is an ISO 639-3 special code" in str(err.value)
+
+
+def test_a_real_script_whose_code_starts_with_z_is_accepted():
+    assert is_known_script("Zanb") and is_known_variant_code("mon_Zanb")  # Zanabazar Square
+
+
+# -- 7. recovery after a kill: a pid we may not signal is alive -------------------------------------------------
+
+NO_SUCH_PID = 4194305  # above the largest pid_max Linux allows (2**22): no process has it
+
+
+def _debris(folder: Path, pid: int) -> list[str]:
+    (folder / "out").mkdir()
+    (folder / f".out.{pid}.deadbeef.staging").mkdir()
+    (folder / f".out.{pid}.0123abcd.tmp").write_text("half", encoding="utf-8")
+    (folder / f".out.{pid}.old").mkdir()
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_a_pid_this_process_may_not_signal_counts_as_alive(tmp_path, monkeypatch):
+    def kill(pid, sig):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "kill", kill)
+    before = _debris(tmp_path, NO_SUCH_PID)
+    assert recovery._alive(NO_SUCH_PID)
+    assert recovery.recover(tmp_path, "out") == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_pid_1_counts_as_alive(tmp_path):
+    before = _debris(tmp_path, 1)
+    assert recovery._alive(1)
+    assert recovery.recover(tmp_path, "out") == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_the_temporary_names_of_a_pid_that_is_gone_are_cleaned_up(tmp_path):
+    _debris(tmp_path, NO_SUCH_PID)
+    assert not recovery._alive(NO_SUCH_PID)
+    done = recovery.recover(tmp_path, "out")
+    assert len(done) == 1 and "removed what killed runs left" in done[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+# -- 9. fan-out: task order for any completion order ---------------------------------------------------------------
+
+class _Pool:
+    """A pool that runs every task here and hands the results back in ``order`` (a permutation)."""
+
+    def __init__(self, order, processes, initializer=None, initargs=()):
+        self.order = order
+        if initargs:  # spawned workers get the call from the initializer (its BLAS limit left out here)
+            fanout._FORKED[:] = [initargs[0], None]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def imap_unordered(self, work, args, chunksize=1):
+        done = [work(a) for a in args]
+        return iter([done[k] for k in self.order])
+
+    def close(self):
+        pass
+
+    def join(self):
+        pass
+
+
+class _Context:
+    def __init__(self, order):
+        self.order = order
+
+    def Pool(self, *args, **kwargs):  # noqa: N802 (multiprocessing's name)
+        return _Pool(self.order, *args, **kwargs)
+
+
+def _tagged(shared, task):
+    return (shared, task, task * task)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 9).flatmap(lambda n: st.tuples(st.just(n), st.permutations(range(n)))),
+       st.booleans())
+def test_fan_out_results_are_in_task_order_for_any_completion_order(n_order, fork):
+    n, order = n_order
+    tasks = [7 * i - 20 for i in range(n)]
+    seen = []
+    real = multiprocessing.get_context
+    methods = ["fork", "spawn"] if fork else ["spawn"]
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setattr(fanout.multiprocessing, "get_context", lambda method=None: _Context(order))
+        patch.setattr(fanout.multiprocessing, "get_all_start_methods", lambda: methods)
+        got = fanout.fan_out(_tagged, tasks, shared="s", jobs=3, labels=[f"t{i}" for i in range(n)],
+                             progress=lambda label, done, total: seen.append((label, done, total)))
+    finally:
+        patch.undo()
+    assert multiprocessing.get_context is real
+    assert got == [_tagged("s", t) for t in tasks]
+    assert seen == [(f"t{k}", d, n) for d, k in enumerate(order, 1)]  # progress in the order they finished
