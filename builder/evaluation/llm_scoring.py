@@ -28,10 +28,13 @@ so two prompts run on the same variant are scored apart.
 Accuracy counts a parse failure as wrong (correct / n); ``accuracy_parsed`` is
 correct / parsed; the failure rate and the failures by kind sit beside them.
 
->>> import pandas as pd
->>> items = pd.DataFrame({"variant": ["eng_Latn"] * 3, "model": ["m"] * 3, "id": ["1", "2", "3"],
-...     "gold": ["sports", "health", "travel"],
-...     "answer": ["It is about sports.", "I'm sorry, I cannot help.", "Politics."]})
+Tables are lists of dicts and the files are read with the standard library,
+so scoring answers does not import pandas; only ``--gold`` loads a built
+dataset (:func:`attach_gold`).
+
+>>> answers = ["It is about sports.", "I'm sorry, I cannot help.", "Politics."]
+>>> items = [{"variant": "eng_Latn", "model": "m", "id": str(i), "gold": gold, "answer": answer}
+...          for i, (gold, answer) in enumerate(zip(["sports", "health", "travel"], answers), 1)]
 >>> summary, _ = score(items, "topic", labels=["sports", "health", "travel", "politics"])
 >>> summary[0]["accuracy"], summary[0]["parse_failure_rate"], summary[0]["fail_refusal"]
 (0.333333, 0.333333, 1)
@@ -41,17 +44,19 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import pandas as pd
-
-from schemas.dataset import LoadedDataset
 from schemas.io import read_text_utf8
 from schemas.tables import jsonl_lines, parse_table
 from schemas.errors import SchemaError, UsageError
 
 from .parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC, LETTERS, parse_letter, parse_topic
 from .stats import accuracy_ci
+
+if TYPE_CHECKING:  # the dataset loader imports pandas and pyarrow; only --gold needs it
+    import pandas as pd
+
+    from schemas.dataset import LoadedDataset
 
 TASKS = ("topic", "mc")
 #: Keys every line of an lm-eval ``samples_*.jsonl`` file has.
@@ -65,8 +70,8 @@ _NOT_ANSWER = {"", "unnamed: 0", "text", "passage", "question", "language", "var
                *ID_COLUMNS, *GOLD_COLUMNS["topic"], *GOLD_COLUMNS["mc"]}
 
 
-def read_prediction_file(path: str | Path) -> pd.DataFrame:
-    """All columns of a prediction file as strings (empty answers stay empty strings)."""
+def read_prediction_rows(path: str | Path) -> list[dict[str, str]]:
+    """The rows of a prediction file, every column as text (:func:`text_columns`), in file order."""
     path = Path(path)
     text = read_text_utf8(path)
     suffix = path.suffix.lower()
@@ -95,8 +100,43 @@ def read_prediction_file(path: str | Path) -> pd.DataFrame:
             raise SchemaError("expected one JSON object per row", file=path, record=f"row {i}")
     if suffix == ".jsonl" and rows and all(k in rows[0] for k in LM_EVAL_SAMPLE_KEYS):
         rows = lm_eval_rows(rows, path)
-    frame = pd.DataFrame(rows)
-    return frame.fillna("").astype(str) if len(frame) else frame
+    return text_columns(rows)
+
+
+def read_prediction_file(path: str | Path) -> pd.DataFrame:
+    """All columns of a prediction file as strings (empty answers stay empty strings), as a DataFrame."""
+    import pandas as pd
+
+    return pd.DataFrame(read_prediction_rows(path))
+
+
+def _absent(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def text_columns(rows: Sequence[dict]) -> list[dict[str, str]]:
+    """Every row with every column (in order of first appearance) as text, as a table of strings reads them.
+
+    A missing value (no key, null, NaN) is ``""``. A column of numbers that has
+    a gap or a float holds floats (``1`` reads ``"1.0"``), as in the pandas
+    table (``DataFrame(rows).fillna("").astype(str)``) this replaces; the
+    output files of earlier runs stay the same.
+
+    >>> text_columns([{"id": 1, "ok": True}, {"id": 2, "note": None}])
+    [{'id': '1', 'ok': 'True', 'note': ''}, {'id': '2', 'ok': '', 'note': ''}]
+    >>> text_columns([{"id": 1}, {"id": 2.5}, {}])
+    [{'id': '1.0'}, {'id': '2.5'}, {'id': ''}]
+    """
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    text = {}
+    for c in columns:
+        values = [r.get(c) for r in rows]
+        present = [v for v in values if not _absent(v)]
+        floats = (bool(present) and all(type(v) in (int, float) for v in present)
+                  and (len(present) < len(values) or any(type(v) is float for v in present))
+                  and all(type(v) is float or -2 ** 63 <= v < 2 ** 64 for v in present))
+        text[c] = ["" if _absent(v) else str(float(v)) if floats else str(v) for v in values]
+    return [{c: text[c][i] for c in columns} for i in range(len(rows))]
 
 
 def _choices(sample: dict) -> list[str]:
@@ -164,11 +204,18 @@ def _pick(columns, names):
     return next((lower[n] for n in names if n in lower), None)
 
 
-def normalise(frame: pd.DataFrame, path: str | Path, task: str, *, model: str | None = None,
-              answer_column: str | None = None) -> pd.DataFrame:
-    """Map a raw prediction table onto ``variant, model, id, answer`` (+ ``gold`` when present)."""
+def _records(items) -> list[dict]:
+    """A table as a list of row dicts (a DataFrame, as earlier versions took, or rows already)."""
+    return items.to_dict("records") if hasattr(items, "to_dict") else list(items)
+
+
+def normalise(rows: Sequence[dict[str, str]], path: str | Path, task: str, *, model: str | None = None,
+              answer_column: str | None = None) -> list[dict[str, str]]:
+    """Map the rows of a prediction file (:func:`read_prediction_rows`) onto ``variant, model, id, answer``
+    (+ ``gold`` when present)."""
     path = Path(path)
-    cols = list(frame.columns)
+    rows = _records(rows)
+    cols = list(rows[0]) if rows else []
     id_col = _pick(cols, ID_COLUMNS)
     if id_col is None:
         raise SchemaError(f"no id column; expected one of {', '.join(ID_COLUMNS)}, found {cols}", file=path)
@@ -182,18 +229,23 @@ def normalise(frame: pd.DataFrame, path: str | Path, task: str, *, model: str | 
     if ans_col is None:
         raise SchemaError(f"no answer column; expected one of {', '.join(ANSWER_COLUMNS)} or --answer-column, "
                           f"found {cols}", file=path)
-    out = pd.DataFrame({"id": frame[id_col].astype(str).str.strip(), "answer": frame[ans_col].astype(str)})
     var_col = _pick(cols, ("language", "variant"))
-    out.insert(0, "variant", frame[var_col].astype(str) if var_col else path.name.split(".")[0])
     model_col = _pick(cols, ("model",))
-    out.insert(1, "model", frame[model_col].astype(str) if model_col else (model or path.parent.name or "model"))
-    if "lm_eval_task" in cols:  # lm-eval samples: one system per model and task (prompt)
-        out["model"] = out["model"] + "@" + frame["lm_eval_task"].astype(str)
-        out["choices"] = frame["choices"].astype(str)  # the label set, when --labels is not given
     gold_col = _pick(cols, GOLD_COLUMNS[task])
-    if gold_col is not None and gold_col != ans_col:
-        out["gold"] = frame[gold_col].astype(str).str.strip()
-    out["file"] = str(path)
+    if gold_col == ans_col:
+        gold_col = None
+    variant, system = path.name.split(".")[0], model or path.parent.name or "model"
+    out = []
+    for r in rows:
+        item = {"variant": str(r[var_col]) if var_col else variant, "model": str(r[model_col]) if model_col else system,
+                "id": str(r[id_col]).strip(), "answer": str(r[ans_col])}
+        if "lm_eval_task" in cols:  # lm-eval samples: one system per model and task (prompt)
+            item["model"] += "@" + str(r["lm_eval_task"])
+            item["choices"] = str(r["choices"])  # the label set, when --labels is not given
+        if gold_col is not None:
+            item["gold"] = str(r[gold_col]).strip()
+        item["file"] = str(path)
+        out.append(item)
     return out
 
 
@@ -206,11 +258,12 @@ def _mc_gold(value: str, where: str) -> str:
     raise SchemaError(f"MC gold must be A-D or 1-4; found {value!r}", record=where, field="gold")
 
 
-def attach_gold(items: pd.DataFrame, dataset: LoadedDataset, task: str, split: str = "test") -> pd.DataFrame:
+def attach_gold(items: Sequence[dict], dataset: LoadedDataset, task: str, split: str = "test") -> list[dict]:
     """Fill ``gold`` from a built dataset, matching each item's id within its variant and split."""
     key, value = ("index_id", "category") if task == "topic" else ("question_id", "correct_answer_num")
-    golds = []
-    for variant, item_id in zip(items["variant"], items["id"]):
+    out = []
+    for item in _records(items):
+        variant, item_id = item["variant"], item["id"]
         if variant not in dataset.tables or split not in dataset.tables[variant]:
             raise SchemaError(f"variant {variant} split {split} is not in the gold dataset; "
                               f"known variants: {', '.join(dataset.variants)}", file=dataset.root)
@@ -219,20 +272,19 @@ def attach_gold(items: pd.DataFrame, dataset: LoadedDataset, task: str, split: s
         if item_id not in lookup:
             raise SchemaError(f"id {item_id!r} not found in {variant}/{split} of the gold dataset",
                               file=dataset.root, field=key)
-        golds.append(lookup[item_id])
-    items = items.copy()
-    items["gold"] = golds
-    return items
+        out.append({**item, "gold": lookup[item_id]})
+    return out
 
 
-def score(items: pd.DataFrame, task: str, *, labels: Sequence[str] | None = None, lenient: bool = False,
+def score(items: Sequence[dict], task: str, *, labels: Sequence[str] | None = None, lenient: bool = False,
           ci_method: str = "wilson") -> tuple[list[dict], list[dict]]:
     """Parse and score every answer; return (summary rows per variant and model, one row per item).
 
     Parameters
     ----------
-    items : DataFrame
-        ``variant, model, id, answer, gold`` (from :func:`normalise`, :func:`attach_gold`).
+    items : sequence of dict
+        ``variant, model, id, answer, gold`` (from :func:`load_items`, :func:`attach_gold`); a DataFrame with
+        those columns also works.
     task : {"topic", "mc"}
     labels : sequence of str, optional
         Topic label set; default: the choices of lm-eval samples, else the gold
@@ -242,19 +294,22 @@ def score(items: pd.DataFrame, task: str, *, labels: Sequence[str] | None = None
     """
     if task not in TASKS:
         raise UsageError(f"--task must be one of {', '.join(TASKS)}; found {task!r}")
-    if "gold" not in items.columns:
+    items = _records(items)
+    if not any("gold" in rec for rec in items):
         raise UsageError("the prediction files carry no gold labels; pass --gold DATASET to look them up by id")
     kinds = FAILURE_KINDS_TOPIC if task == "topic" else FAILURE_KINDS_MC
     if task == "topic":
-        if not labels and "choices" in items.columns:  # lm-eval samples carry the task's choices
-            labels = list(dict.fromkeys(c for cs in items["choices"].dropna() for c in json.loads(cs)))
-        labels = tuple(labels) if labels else tuple(sorted(set(items["gold"].str.strip().str.lower())))
+        golds = {rec["gold"].strip().lower() for rec in items}
+        if not labels:  # lm-eval samples carry the task's choices
+            labels = list(dict.fromkeys(c for rec in items if isinstance(rec.get("choices"), str)
+                                        for c in json.loads(rec["choices"])))
+        labels = tuple(labels) if labels else tuple(sorted(golds))
         label_set = {x.lower() for x in labels}
-        unknown = sorted(set(items["gold"].str.strip().str.lower()) - label_set)
+        unknown = sorted(golds - label_set)
         if unknown:
             raise SchemaError(f"gold label(s) {', '.join(unknown)} not in the label set {', '.join(labels)}")
     per_item = []
-    for rec in items.to_dict("records"):
+    for rec in items:
         where = f"{rec['variant']}/{rec['model']} id {rec['id']}"
         if task == "topic":
             gold = rec["gold"].strip().lower()
@@ -267,37 +322,41 @@ def score(items: pd.DataFrame, task: str, *, labels: Sequence[str] | None = None
         per_item.append({"variant": rec["variant"], "model": rec["model"], "id": rec["id"], "gold": gold,
                          "parsed": pred, "failure": parsed.kind, "lenient": parsed.lenient,
                          "correct": pred == gold, "answer": rec["answer"]})
-    frame = pd.DataFrame(per_item)
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for rec in per_item:
+        groups.setdefault((rec["variant"], rec["model"]), []).append(rec)
     summary = []
-    for (variant, model), g in frame.groupby(["variant", "model"], sort=True):
-        n, correct = len(g), int(g["correct"].sum())
-        failures = int(g["failure"].notna().sum())
+    for (variant, model), g in sorted(groups.items()):
+        n, correct = len(g), sum(r["correct"] for r in g)
+        failures = sum(r["failure"] is not None for r in g)
         low, high = accuracy_ci(correct, n, method=ci_method)
         row = {"variant": variant, "model": model, "task": task, "n": n, "correct": correct,
                "accuracy": round(correct / n, 6), "ci_low": round(low, 6), "ci_high": round(high, 6),
                "parsed": n - failures, "parse_failures": failures, "parse_failure_rate": round(failures / n, 6),
                "accuracy_parsed": round(correct / (n - failures), 6) if n > failures else float("nan"),
-               "lenient": int(g["lenient"].sum())}
+               "lenient": sum(bool(r["lenient"]) for r in g)}
         for kind in kinds:
-            row[f"fail_{kind}"] = int((g["failure"] == kind).sum())
+            row[f"fail_{kind}"] = sum(r["failure"] == kind for r in g)
         summary.append(row)
     return summary, per_item
 
 
 def load_items(paths: Sequence[str | Path], task: str, *, model: str | None = None,
-               answer_column: str | None = None) -> pd.DataFrame:
+               answer_column: str | None = None) -> list[dict[str, str]]:
     """Read and normalise several prediction files; duplicate (variant, model, id) is an error."""
     if task not in TASKS:
         raise UsageError(f"--task must be one of {', '.join(TASKS)}; found {task!r}")
-    frames = [normalise(read_prediction_file(p), p, task, model=model, answer_column=answer_column) for p in paths]
-    items = pd.concat(frames, ignore_index=True)
-    if "gold" in items.columns and items["gold"].isna().any():
-        missing = items.loc[items["gold"].isna(), "file"].iloc[0]
+    items = [item for p in paths
+             for item in normalise(read_prediction_rows(p), p, task, model=model, answer_column=answer_column)]
+    without = [item["file"] for item in items if "gold" not in item]
+    if without and len(without) < len(items):
         raise SchemaError("some prediction files have a gold column and others do not; pass --gold DATASET",
-                          file=missing)
-    dup = items.duplicated(["variant", "model", "id"])
-    if dup.any():
-        r = items[dup].iloc[0]
-        raise SchemaError(f"duplicate prediction for variant {r['variant']}, model {r['model']}", file=r["file"],
-                          record=f"id {r['id']}")
+                          file=without[0])
+    seen = set()
+    for item in items:
+        key = (item["variant"], item["model"], item["id"])
+        if key in seen:
+            raise SchemaError(f"duplicate prediction for variant {item['variant']}, model {item['model']}",
+                              file=item["file"], record=f"id {item['id']}")
+        seen.add(key)
     return items

@@ -149,8 +149,7 @@ def run_predictions(options: PredictionsOptions, report: Reporter = QUIET) -> Pr
     if o.gold is not None:
         from schemas.dataset import load_dataset_dir
 
-        items = llm_scoring.attach_gold(items.drop(columns=["gold"], errors="ignore"), load_dataset_dir(o.gold),
-                                        o.task, o.split)
+        items = llm_scoring.attach_gold(items, load_dataset_dir(o.gold), o.task, o.split)  # replaces any gold
     labels = _read_labels(o.labels) if o.labels else None
     summary, per_item = llm_scoring.score(items, o.task, labels=labels, lenient=o.lenient, ci_method=o.ci)
     kinds = FAILURE_KINDS_TOPIC if o.task == "topic" else FAILURE_KINDS_MC
