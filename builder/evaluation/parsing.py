@@ -159,7 +159,9 @@ def _label_matcher(labels: tuple[str, ...]):
             if len(part) >= 3 and part.lower() not in parts:
                 parts[part.lower()] = label
     alternatives = sorted(parts, key=len, reverse=True)
-    groups = "|".join(f"(?P<p{i}>{_part_pattern(p)})" for i, p in enumerate(alternatives))
+    # no label has a part of 3 letters or more (labels "A".."D" of multiple-choice samples scored as
+    # topics): nothing can be mentioned, and an empty pattern would match everywhere with no group
+    groups = "|".join(f"(?P<p{i}>{_part_pattern(p)})" for i, p in enumerate(alternatives)) or "(?!)"
     return regex.compile(groups, regex.IGNORECASE), {f"p{i}": parts[p] for i, p in enumerate(alternatives)}
 
 

@@ -118,3 +118,9 @@ def test_every_accepted_form_gives_its_letter(letter, form):
 def test_a_label_alone_in_an_answer_is_found(label, form, upper):
     text = form.format(label.upper() if upper else label)
     assert parse_topic(text, LABELS).label == label
+
+
+def test_labels_too_short_to_mention_give_no_label_not_a_crash():
+    """Multiple-choice samples (labels A-D) scored as topics: no label has a part of 3 letters, so a
+    prose answer mentions none (the empty pattern once matched everywhere and raised KeyError: None)."""
+    assert parse_topic("I think the answer is B, clearly.", ["A", "B", "C", "D"]).kind == "no_label"
