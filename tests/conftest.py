@@ -46,6 +46,20 @@ def data_dir() -> Path:
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="Rewrite golden files in tests/golden/ from the current output.")
+    parser.addoption("--docs", action="store_true", default=False,
+                     help="Also run every shell block of README.md and docs/*.md as written (the tests "
+                          "marked docs_blocks: about 3 CPU minutes, so not in the default run; .ci/run runs them).")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The docs' shell blocks run only with ``--docs``; without it each is skipped, named, with the reason."""
+    if config.getoption("--docs"):
+        return
+    skip = pytest.mark.skip(reason="runs the docs' shell blocks as written (about 3 CPU minutes): pass --docs, "
+                                   "as .ci/run does")
+    for item in items:
+        if item.get_closest_marker("docs_blocks") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture

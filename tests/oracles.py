@@ -1,6 +1,6 @@
 """The independent implementations the tests compare our numbers with, imported on first use.
 
-statsmodels, sacremoses, mlcroissant and ``datasets`` cost about 10 CPU s to import, and pytest
+statsmodels, scikit-learn, sacremoses, mlcroissant and ``datasets`` cost about 11 CPU s to import, and pytest
 imports every test module to collect it: a module-level import would make every run (even
 ``pytest -k one_test``) pay for all of them. The names here are the libraries' own, so a test
 reads as if it imported them; the library is imported when the test calls it, and a missing one
@@ -20,6 +20,8 @@ class LazyModule:
         self._name = name
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__"):  # pytest's and doctest's collection probe these: stay unimported
+            raise AttributeError(attribute)
         return getattr(importlib.import_module(self._name), attribute)
 
     def __repr__(self) -> str:
@@ -40,6 +42,8 @@ class _LazyName:
         return self._target()(*args, **kwargs)
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__"):  # pytest's and doctest's collection probe these: stay unimported
+            raise AttributeError(attribute)
         return getattr(self._target(), attribute)
 
     def __repr__(self) -> str:
@@ -71,5 +75,10 @@ def multipletests(*args, **kwargs):
 proportion_confint = _lazy("statsmodels.stats.proportion", "proportion_confint")
 aggregate_raters = _lazy("statsmodels.stats.inter_rater", "aggregate_raters")
 fleiss_kappa = _lazy("statsmodels.stats.inter_rater", "fleiss_kappa")
+CountVectorizer = _lazy("sklearn.feature_extraction.text", "CountVectorizer")
+TfidfVectorizer = _lazy("sklearn.feature_extraction.text", "TfidfVectorizer")
+LinearSVC = _lazy("sklearn.svm", "LinearSVC")
+LogisticRegression = _lazy("sklearn.linear_model", "LogisticRegression")
+GroupKFold = _lazy("sklearn.model_selection", "GroupKFold")
 MosesPunctNormalizer = _lazy("sacremoses", "MosesPunctNormalizer")
 MosesTokenizer = _lazy("sacremoses", "MosesTokenizer")

@@ -139,6 +139,7 @@ def _report(block: Block, proc: subprocess.CompletedProcess, expect: int) -> str
 
 
 @pytest.mark.slow
+@pytest.mark.docs_blocks  # only with --docs (tests/conftest.py); .ci/run passes it
 @pytest.mark.parametrize("page", runnable_pages(ROOT))
 def test_page_shell_blocks_run_as_written(page, tmp_path):
     clone = tmp_path / "clone"

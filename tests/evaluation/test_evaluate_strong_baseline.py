@@ -22,8 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
-from sklearn.svm import LinearSVC
+from oracles import CountVectorizer, LinearSVC, TfidfVectorizer
 
 from builder.evaluation import topic_baselines
 from builder.evaluation.ngrams import CharNgramCounts

@@ -71,7 +71,10 @@ def _agree(folder: Path, report: dict) -> tuple[int, dict]:
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
 def test_gate_and_audit_agree_on_every_shipped_dataset_folder(folder):
     ds = load_dataset_dir(folder)
-    report = json.loads(json.dumps(run_gate(ds, load_config(), jobs=1).to_dict(), default=str))
+    config = load_config()
+    for name, check in config["checks"].items():  # the gate's own license check, without the other checks' cost
+        check["enabled"] = name == "license"
+    report = json.loads(json.dumps(run_gate(ds, config, jobs=1).to_dict(), default=str))
     _agree(folder, report)
 
 

@@ -5,9 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GroupKFold
+from oracles import CountVectorizer, GroupKFold, LogisticRegression
 
 from qc.bow_probe import probe_accuracy
 from qc.tokens import tokenize, words
