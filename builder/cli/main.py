@@ -22,6 +22,7 @@ import sys
 import click
 
 from schemas.errors import ExitStatus, ToolkitError, os_reason
+from schemas.runtime import stop as run_stop
 
 from .common import AppContext, echo_error
 
@@ -76,7 +77,7 @@ class ToolkitGroup(click.Group):
 
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            value = super().invoke(ctx)
         except KeyboardInterrupt:
             self._stopped(ctx)
         except click.exceptions.Exit:
@@ -85,6 +86,10 @@ class ToolkitGroup(click.Group):
             if "signal" in _STOPPING:  # whatever the interruption turned into (a C extension's import fails
                 self._stopped(ctx)     # with ImportError, a stage wraps it): the run was stopped
             self._failed(ctx, err)
+        else:
+            if "signal" in _STOPPING:  # the interruption was swallowed on the way: still the stop it was
+                self._stopped(ctx)
+            return value
 
     @staticmethod
     def _stopped(ctx) -> None:
@@ -208,6 +213,7 @@ def _on_stop_signal(signum, frame):
     if "signal" in _STOPPING and not _STOPPING.pop("again", None):
         return
     _STOPPING.setdefault("signal", signum)
+    run_stop.note(signum)  # should the KeyboardInterrupt be swallowed, the run's next step still stops
     raise KeyboardInterrupt
 
 
@@ -302,6 +308,7 @@ def main(argv=None) -> int:
     _STOPPED = False
     _STOPPING.clear()
     _STOPPING["pid"] = os.getpid()
+    run_stop.reset()
     handlers = {signum: signal.signal(signum, _on_stop_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
     hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(hook)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from schemas.errors import UsageError
+from schemas.runtime import stop as run_stop
 from schemas.runtime.provenance import tool_info
 from schemas.io import sha256_store, write_json_atomic, write_text_atomic
 from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, fault_point, lock_beside,
@@ -195,6 +196,7 @@ def _run_batches(plan: Plan, recorder: Recorder, forced_from: int | None, result
         todo, expected = [], []
         for st in batch:
             i = index[id(st)]
+            run_stop.check()  # a Ctrl-C or SIGTERM whose KeyboardInterrupt something swallowed stops here
             fault_point(f"stage-started:{st.name}")
             if st.name == "export" and result.gate_passed is False and not allow_failing_gate:
                 result.stopped_at_gate = True

@@ -79,3 +79,37 @@ def test_a_signal_at_any_stage_stops_the_release_and_the_next_run_resumes(recipe
     ran = json.loads((out / "run.json").read_text())["stages"]
     done_before = {s for s in ("dataset", "qc", "licenses") if s != stage and f"] {s}: done" in "".join(seen)}
     assert {r["name"] for r in ran if r["status"] == "skipped"} >= done_before
+
+
+#: The console script with the release's dataset stage swallowing the KeyboardInterrupt of a SIGTERM it
+#: sends itself, as a library's ``except BaseException`` would.
+SWALLOWING = """
+import os, signal, sys, time
+from builder.release import pipeline
+real = pipeline._timed
+def timed(stage):
+    out = real(stage)
+    if stage.name == "dataset":
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(2)
+        except KeyboardInterrupt:
+            pass
+    return out
+pipeline._timed = timed
+from builder.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_swallowed_interruption_still_stops_the_release_before_its_next_stage(recipe, tmp_path):
+    """The interruption noted by the CLI (schemas.runtime.stop) stops the release at the next stage even
+    when its KeyboardInterrupt never reached the CLI: exit 143 and its one line, no stage after dataset."""
+    out = tmp_path / "release"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", SWALLOWING, "release", str(recipe), "--out", str(out), "-j", "1",
+                           "--allow-failing-gate"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 143, proc.stderr[-3000:]
+    assert proc.stderr.rstrip().splitlines()[-1].startswith("error: interrupted by SIGTERM"), proc.stderr[-3000:]
+    assert "qc (the release gate) ..." not in proc.stderr and not (out / "export").exists()
