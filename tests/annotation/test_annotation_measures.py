@@ -236,3 +236,20 @@ def test_unit_rated_once_leaves_alpha_unchanged():
     with_single = np.vstack([KRIPP_4X12, [[-1, -1, 3, -1]]])
     assert library_alpha(code_counts(with_single, 5)) == pytest.approx(library_alpha(code_counts(KRIPP_4X12, 5)))
     assert fast_measures(with_single, 5)["krippendorff_alpha"] == pytest.approx(0.743421, abs=1e-6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 30), st.integers(2, 9), st.integers(2, 6), st.data())
+def test_library_fleiss_is_statsmodels_fleiss_kappa(items, raters, labels, data):
+    """The report's Fleiss' kappa (annotation.agreement.library_fleiss, written out rather than imported
+    from statsmodels) equals statsmodels' fleiss_kappa on any table with the same raters per item."""
+    rows = [data.draw(st.lists(st.integers(0, labels - 1), min_size=raters, max_size=raters)) for _ in range(items)]
+    counts = np.array([[row.count(j) for j in range(labels)] for row in rows])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = fleiss_kappa(counts, method="fleiss")
+    got, reason = library_fleiss(counts)
+    if np.isfinite(expected):
+        assert got == pytest.approx(expected, abs=1e-12) and reason is None
+    else:
+        assert got is None and reason.startswith("undefined")
