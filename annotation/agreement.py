@@ -1,9 +1,11 @@
 """Inter-annotator agreement: the library estimates, pairwise tables and bootstrap intervals.
 
-Point estimates come from the libraries: Fleiss' kappa from
-``statsmodels.stats.inter_rater.fleiss_kappa``, Krippendorff's alpha (nominal)
-from the ``krippendorff`` package, Cohen's kappa per annotator pair from
-``sklearn.metrics.cohen_kappa_score``. Gwet's AC1 is in none of them and is
+Point estimates are the libraries': Fleiss' kappa as
+``statsmodels.stats.inter_rater.fleiss_kappa`` computes it and Cohen's kappa per
+annotator pair as ``sklearn.metrics.cohen_kappa_score`` does (both written out
+here, :func:`library_fleiss` and :func:`cohen_kappa`, and tested against those
+libraries: importing them cost each report about 3 CPU s), Krippendorff's alpha
+(nominal) from the ``krippendorff`` package. Gwet's AC1 is in none of them and is
 computed from its definition (Gwet 2008) in :mod:`annotation.measures`.
 Intervals are percentile bootstraps over items (:mod:`annotation.bootstrap`).
 
@@ -104,8 +106,6 @@ def pairwise_tables(ann: Annotations) -> tuple[dict, list]:
     >>> tables["n_shared"], kappas
     ([[4, 4], [4, 4]], [0.0])
     """
-    from sklearn.metrics import cohen_kappa_score
-
     m = len(ann.annotators)
     kappa = [[None] * m for _ in range(m)]
     agree = [[None] * m for _ in range(m)]
@@ -124,12 +124,31 @@ def pairwise_tables(ann: Annotations) -> tuple[dict, list]:
         agree[a][b] = agree[b][a] = _num((ya == yb).mean())
         with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # undefined kappa (one shared label) -> NaN -> None
-            k = cohen_kappa_score(ya, yb)
+            k = cohen_kappa(ya, yb)
         kappa[a][b] = kappa[b][a] = _num(k)
         if math.isfinite(k):
             raw.append(float(k))
     return {"annotators": list(ann.annotators), "cohen_kappa": kappa, "percent_agreement": agree,
             "n_shared": shared}, raw
+
+
+def cohen_kappa(ya: np.ndarray, yb: np.ndarray) -> float:
+    """Cohen's kappa of two raters' label codes over the same items, as scikit-learn's
+    ``cohen_kappa_score`` computes it (NaN when chance agreement is 1); written out, since importing
+    scikit-learn's metrics cost every agreement report about 1.2 CPU s. The tests hold it to
+    scikit-learn on random ratings.
+
+    >>> round(cohen_kappa(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1])), 4)
+    0.5
+    """
+    labels, codes = np.unique(np.concatenate([ya, yb]), return_inverse=True)
+    a, b = codes[: len(ya)], codes[len(ya):]
+    k = len(labels)
+    table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
+    n = table.sum()
+    observed = np.trace(table) / n
+    chance = float((table.sum(axis=1) * table.sum(axis=0)).sum()) / (n * n)
+    return float((observed - chance) / (1 - chance)) if chance != 1 else math.nan
 
 
 def confusions(ann: Annotations, top: int = 10) -> list[dict]:

@@ -253,3 +253,22 @@ def test_library_fleiss_is_statsmodels_fleiss_kappa(items, raters, labels, data)
         assert got == pytest.approx(expected, abs=1e-12) and reason is None
     else:
         assert got is None and reason.startswith("undefined")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=60))
+def test_cohen_kappa_is_scikit_learns(pairs):
+    """Pairwise Cohen's kappa (annotation.agreement.cohen_kappa) equals sklearn's cohen_kappa_score."""
+    from sklearn.metrics import cohen_kappa_score
+
+    from annotation.agreement import cohen_kappa
+
+    ya, yb = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        expected = cohen_kappa_score(ya, yb)
+    got = cohen_kappa(ya, yb)
+    if np.isfinite(expected):
+        assert got == pytest.approx(expected, abs=1e-12)
+    else:
+        assert np.isnan(got)
