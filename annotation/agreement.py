@@ -1,11 +1,12 @@
 """Inter-annotator agreement: the library estimates, pairwise tables and bootstrap intervals.
 
 Point estimates are the libraries': Fleiss' kappa as
-``statsmodels.stats.inter_rater.fleiss_kappa`` computes it and Cohen's kappa per
-annotator pair as ``sklearn.metrics.cohen_kappa_score`` does (both written out
-here, :func:`library_fleiss` and :func:`cohen_kappa`, and tested against those
-libraries: importing them cost each report about 3 CPU s), Krippendorff's alpha
-(nominal) from the ``krippendorff`` package. Gwet's AC1 is in none of them and is
+``statsmodels.stats.inter_rater.fleiss_kappa`` computes it (written out in
+:func:`library_fleiss`, which also takes the one-vs-rest tables), Cohen's kappa
+per annotator pair as ``sklearn.metrics.cohen_kappa_score`` does (the fast path's
+``pairwise_cohen_kappa``, :mod:`annotation.measures`), both tested against those
+libraries (importing them cost each report about 3 CPU s), and Krippendorff's
+alpha (nominal) from the ``krippendorff`` package. Gwet's AC1 is in none of them and is
 computed from its definition (Gwet 2008) in :mod:`annotation.measures`.
 Intervals are percentile bootstraps over items (:mod:`annotation.bootstrap`).
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from .bootstrap import bootstrap
 from .importer import Annotations
-from .measures import fast_measures
+from .measures import point_estimates, scalars
 
 DIGITS = 6
 
@@ -94,10 +95,13 @@ def library_alpha(counts: np.ndarray):
     return float(value) if math.isfinite(value) else None
 
 
-def pairwise_tables(ann: Annotations) -> tuple[dict, list]:
-    """Cohen's kappa (scikit-learn), percent agreement and shared items for every annotator pair.
+def pairwise_tables(ann: Annotations, point: dict | None = None) -> tuple[dict, list]:
+    """Cohen's kappa, percent agreement and shared items for every annotator pair.
 
-    Returns the tables (values rounded for the report) and the unrounded defined kappas.
+    The kappas are :mod:`annotation.measures`' (``pairwise_cohen_kappa`` of ``point``, the
+    :func:`annotation.measures.point_estimates` of ``ann``; computed when not given), scikit-learn's
+    ``cohen_kappa_score`` to rounding (``tests/annotation`` holds them to it). Returns the tables
+    (values rounded for the report) and the unrounded defined kappas.
 
     >>> from annotation.importer import from_judgements
     >>> from schemas.records import Judgement as J
@@ -106,6 +110,8 @@ def pairwise_tables(ann: Annotations) -> tuple[dict, list]:
     >>> tables["n_shared"], kappas
     ([[4, 4], [4, 4]], [0.0])
     """
+    point = point_estimates(ann.codes, len(ann.labels)) if point is None else point
+    cohen = dict(zip(combinations(range(len(ann.annotators)), 2), point["pairwise_cohen_kappa"][0]))
     m = len(ann.annotators)
     kappa = [[None] * m for _ in range(m)]
     agree = [[None] * m for _ in range(m)]
@@ -122,33 +128,12 @@ def pairwise_tables(ann: Annotations) -> tuple[dict, list]:
             continue
         ya, yb = ann.codes[both, a], ann.codes[both, b]
         agree[a][b] = agree[b][a] = _num((ya == yb).mean())
-        with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # undefined kappa (one shared label) -> NaN -> None
-            k = cohen_kappa(ya, yb)
+        k = float(cohen[a, b])  # undefined (one shared label): NaN -> None
         kappa[a][b] = kappa[b][a] = _num(k)
         if math.isfinite(k):
             raw.append(float(k))
     return {"annotators": list(ann.annotators), "cohen_kappa": kappa, "percent_agreement": agree,
             "n_shared": shared}, raw
-
-
-def cohen_kappa(ya: np.ndarray, yb: np.ndarray) -> float:
-    """Cohen's kappa of two raters' label codes over the same items, as scikit-learn's
-    ``cohen_kappa_score`` computes it (NaN when chance agreement is 1); written out, since importing
-    scikit-learn's metrics cost every agreement report about 1.2 CPU s. The tests hold it to
-    scikit-learn on random ratings.
-
-    >>> round(cohen_kappa(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1])), 4)
-    0.5
-    """
-    labels, codes = np.unique(np.concatenate([ya, yb]), return_inverse=True)
-    a, b = codes[: len(ya)], codes[len(ya):]
-    k = len(labels)
-    table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
-    n = table.sum()
-    observed = np.trace(table) / n
-    chance = float((table.sum(axis=1) * table.sum(axis=0)).sum()) / (n * n)
-    return float((observed - chance) / (1 - chance)) if chance != 1 else math.nan
 
 
 def confusions(ann: Annotations, top: int = 10) -> list[dict]:
@@ -204,8 +189,9 @@ def agreement_report(ann: Annotations, *, n_resamples: int = 1000, seed: int = 0
     r = counts.sum(axis=1)
     fleiss, reason = library_fleiss(counts)
     constant = bool(r.min() == r.max() and r[0] >= 2)
-    fast = fast_measures(ann.codes, len(ann.labels))
-    pairs, pair_values = pairwise_tables(ann)
+    point = point_estimates(ann.codes, len(ann.labels))
+    fast = scalars(point)
+    pairs, pair_values = pairwise_tables(ann, point)
     cat_measure, cat_values = per_category(ann, counts, constant)
     boot = bootstrap(ann.codes, len(ann.labels), n_resamples=n_resamples, seed=seed, level=level)
     ci = {m: (None if v is None else [_num(v[0]), _num(v[1])]) for m, v in boot.ci.items()}

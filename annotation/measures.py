@@ -208,6 +208,15 @@ def fast_measures(codes: np.ndarray, n_labels: int) -> dict[str, float]:
     >>> round(m["krippendorff_alpha"], 3), round(m["gwet_ac1"], 3)
     (0.743, 0.775)
     """
+    return scalars(point_estimates(codes, n_labels))
+
+
+def point_estimates(codes: np.ndarray, n_labels: int) -> dict[str, np.ndarray]:
+    """Every measure on the full data, per-pair and per-category arrays included (one replicate)."""
     X, layout = item_features(codes, n_labels)
-    out = measures_from_sums(X.sum(axis=0, keepdims=True), layout)
-    return {k: float(v[0]) for k, v in out.items() if v.ndim == 1}
+    return measures_from_sums(X.sum(axis=0, keepdims=True), layout)
+
+
+def scalars(point: dict[str, np.ndarray]) -> dict[str, float]:
+    """The scalar measures of :func:`point_estimates` as floats."""
+    return {k: float(v[0]) for k, v in point.items() if v.ndim == 1}

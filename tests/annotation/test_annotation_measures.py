@@ -258,17 +258,23 @@ def test_library_fleiss_is_statsmodels_fleiss_kappa(items, raters, labels, data)
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=60))
 def test_cohen_kappa_is_scikit_learns(pairs):
-    """Pairwise Cohen's kappa (annotation.agreement.cohen_kappa) equals sklearn's cohen_kappa_score."""
+    """The report's pairwise Cohen's kappa (annotation.agreement.pairwise_tables, from the measures'
+    fast path) equals sklearn's cohen_kappa_score."""
     from sklearn.metrics import cohen_kappa_score
 
-    from annotation.agreement import cohen_kappa
+    from annotation.agreement import pairwise_tables
+    from annotation.importer import from_judgements
+    from schemas.records import Judgement
 
     ya, yb = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    ann = from_judgements([Judgement(str(i), who, f"l{code}") for i, (a, b) in enumerate(pairs)
+                           for who, code in (("a", a), ("b", b))])
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
         expected = cohen_kappa_score(ya, yb)
-    got = cohen_kappa(ya, yb)
+    tables, defined = pairwise_tables(ann)  # the table rounded for the report, and the unrounded kappas
     if np.isfinite(expected):
-        assert got == pytest.approx(expected, abs=1e-12)
+        assert defined == [pytest.approx(expected, abs=1e-12)]
+        assert tables["cohen_kappa"][0][1] == round(defined[0], 6)
     else:
-        assert np.isnan(got)
+        assert defined == [] and tables["cohen_kappa"][0][1] is None
