@@ -83,17 +83,17 @@ class ToolkitGroup(click.Group):
         except click.exceptions.Exit:
             raise
         except Exception as err:
-            if "signal" in _STOPPING:  # whatever the interruption turned into (a C extension's import fails
+            if run_stop.requested():  # whatever the interruption turned into (a C extension's import fails
                 self._stopped(ctx)     # with ImportError, a stage wraps it): the run was stopped
             self._failed(ctx, err)
         else:
-            if "signal" in _STOPPING:  # the interruption was swallowed on the way: still the stop it was
+            if run_stop.requested():  # the interruption was swallowed on the way: still the stop it was
                 self._stopped(ctx)
             return value
 
     @staticmethod
     def _stopped(ctx) -> None:
-        code, line = _stop_line(_STOPPING.get("signal", signal.SIGINT))
+        code, line = _stop_line(run_stop.requested() or signal.SIGINT)
         echo_error(line)
         ctx.exit(code)
 
@@ -183,7 +183,7 @@ def cli(ctx, traceback, quiet, no_verify):
         ctx.with_resource(manifest_verification(False))
 
 
-_STOPPING: dict[str, int] = {}  # the CLI's pid and, once one came, the signal that stops it
+_STOPPING: dict[str, int] = {}  # the CLI's pid while a run is on (the signal that stops it: schemas.runtime.stop)
 _AT_FORK = False
 _IN_CHILD = False  # a process forked from the CLI (a worker)
 _STOPPED = False  # a run of this process was stopped by a signal
@@ -210,11 +210,10 @@ def _on_stop_signal(signum, frame):
         if _STOPPED:
             return
         raise KeyboardInterrupt
-    if "signal" in _STOPPING and not _STOPPING.pop("again", None):
+    if run_stop.requested() and not _STOPPING.pop("again", None):
         return
-    _STOPPING.setdefault("signal", signum)
-    run_stop.note(signum)  # should the KeyboardInterrupt be swallowed, the run's next step still stops
-    raise KeyboardInterrupt
+    run_stop.note(signum)  # the first one counts; should its KeyboardInterrupt be swallowed, the run's next step
+    raise KeyboardInterrupt  # still stops (builder.release.pipeline asks before each stage)
 
 
 def _stop_line(signum: int) -> tuple[int, str]:
@@ -243,7 +242,7 @@ def _watchdog() -> tuple[int, int] | None:
 
     def expire(signum: int) -> None:
         if _STOPPING.get("pid") == os.getpid():
-            code, line = _stop_line(_STOPPING.get("signal", signum))
+            code, line = _stop_line(run_stop.requested() or signum)
             echo_error(line + f" (the clean-up did not end within {STOP_GRACE:.0f} s)")
             os._exit(code)
 
@@ -279,9 +278,9 @@ def _unraisable(hook):
 
     def unraisable(info):
         if (issubclass(info.exc_type, KeyboardInterrupt) and _STOPPING.get("pid") == os.getpid()
-                and "signal" in _STOPPING):
+                and run_stop.requested()):
             _STOPPING["again"] = 1
-            os.kill(os.getpid(), _STOPPING["signal"])
+            os.kill(os.getpid(), run_stop.requested())
             return
         hook(info)
 
@@ -324,8 +323,9 @@ def main(argv=None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else ExitStatus.BAD_INPUT)
     finally:
-        _STOPPED = _STOPPED or "signal" in _STOPPING
-        _STOPPING.clear()  # a watchdog that fires now finds no run of this process to end
+        _STOPPED = _STOPPED or bool(run_stop.requested())
+        _STOPPING.clear()
+        run_stop.reset()  # a later in-process command (a test's) starts with no stop asked  # a watchdog that fires now finds no run of this process to end
         if pipe is not None:
             signal.set_wakeup_fd(-1)
             for fd in pipe:
