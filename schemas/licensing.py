@@ -164,7 +164,8 @@ class LicenseContext:
             return cls(**values)
         return cls(license=info.license, source_name=info.source_name or info.get("dataset"), **values)
 
-    def _default_source(self) -> str:
+    def default_source(self) -> str:
+        """The name credited to records that name no source (``variant.json``, the caller's, the folder's)."""
         return self.source_name or self.source or (self.folder.name if self.folder is not None else "records")
 
     def resolve(self, frame, split: str | None = None) -> SplitLicense:
@@ -184,7 +185,7 @@ class LicenseContext:
             return SplitLicense(EMPTY, "no records")
         path = self.files.get(split) if split is not None else None
         where = f"{self.variant}/{split}" if self.variant is not None and split is not None else split
-        default = self._default_source()
+        default = self.default_source()
         sources = _sources(frame, default)
         if "license" in frame.columns:
             lics = frame["license"].tolist()

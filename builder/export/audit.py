@@ -48,6 +48,8 @@ class Audit:
     splits: list[SplitAudit]
     override: LicenseOverride | None
     variant_info: dict[str, VariantInfo] = field(default_factory=dict)
+    #: variant -> the name credited to its records that name no source (:meth:`LicenseContext.default_source`)
+    defaults: dict[str, str] = field(default_factory=dict)
 
     @property
     def overall(self) -> Terms:
@@ -84,7 +86,8 @@ def audit_dataset(root, *, license_id: str | None = None, source: str | None = N
             resolved = ctx.resolve(frame, split)
             audits.append(SplitAudit(variant, split, len(frame), resolved.terms, resolved.declared))
     override = next(iter(contexts.values())).override if contexts else None
-    return Audit(dataset=ds, splits=audits, override=override, variant_info=infos)
+    return Audit(dataset=ds, splits=audits, override=override, variant_info=infos,
+                 defaults={variant: ctx.default_source() for variant, ctx in contexts.items()})
 
 
 def check_releasable(audit: Audit, where) -> None:

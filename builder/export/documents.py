@@ -17,12 +17,12 @@ from data_cards.legal import derived_changes, render_attribution, render_license
 from .parquet import Variants
 
 
-def _references(audit, build_info: dict) -> dict[str, str]:
+def _references(audit, build_info: dict, credit: dict) -> dict[str, str]:
     """Source name -> reference: the toolkit's own for sources it knows, else the citation a
     ``variant.json`` declares for its ``source_name`` (``builder describe``; one line in the card)."""
     names = [x.name for x in audit.overall.sources]
     refs = references(names, build_info)
-    for info in audit.variant_info.values():
+    for info in credit.values():
         if info.source_name in names and info.source_name not in refs and info.citation:
             refs[info.source_name] = " ".join(info.citation.split())
     return refs
@@ -37,9 +37,9 @@ def write_card(stage: Path, source, variants: Variants, *, gate_failing_allowed:
         files=variants.split_files, columns=variants.columns,
         splits=[SplitTerms(v, s, t) for v, s, t in variants.split_terms], overall=overall,
         override=audit.override, description=source.build_info.get("description"), manifest=source.build_info,
-        variant_info={v: info.to_dict() for v, info in audit.variant_info.items()}, labels=source.labels,
+        variant_info={v: info.to_dict() for v, info in source.credit.items()}, labels=source.labels,
         agreement=reports["agreement.json"],
-        qc=reports["qc_report.json"], references=_references(audit, source.build_info),
+        qc=reports["qc_report.json"], references=_references(audit, source.build_info, source.credit),
         dataset_info=variants.infos, baselines=reports.get("baselines"), gate_failing_allowed=gate_failing_allowed)
     card = render_card(ctx)
     check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")

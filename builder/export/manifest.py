@@ -18,11 +18,14 @@ BUILD_KEYS = ("seed", "counts", "dropped", "sources", "description")
 
 
 def write_manifest(stage: Path, source, sizes: dict[str, dict[str, int]], files: dict[str, dict],
-                   tasks: list[str]) -> None:
+                   tasks: list[str], *, gate_failing_allowed: bool = False) -> None:
     """Write ``stage/manifest.json`` for ``source`` (a :class:`.writer.ExportInput`).
 
     ``files``: export-relative path -> entry; entries without a ``sha256`` (the card, license and
     task files) are completed here from the staged file. ``sizes``: variant -> split -> rows.
+    ``card`` carries the reports the card was rendered from (agreement, qc, baselines) and whether it
+    says the gate failed and the release went ahead, so a re-export renders the same card
+    (:func:`.writer.carried_reports` reads them back).
     """
     for rel, entry in files.items():
         if "sha256" not in entry:
@@ -40,5 +43,7 @@ def write_manifest(stage: Path, source, sizes: dict[str, dict[str, int]], files:
         "license_override": None if audit.override is None else audit.override.to_dict(),
         "lm_eval_tasks": tasks,
         "build": {k: build_info[k] for k in BUILD_KEYS if k in build_info},
+        "card": {"agreement": source.reports.get("agreement.json"), "qc": source.reports.get("qc_report.json"),
+                 "baselines": source.reports.get("baselines"), "gate_failing_allowed": gate_failing_allowed},
     }
     (stage / "manifest.json").write_text(dumps_json(manifest), encoding="utf-8", newline="\n")

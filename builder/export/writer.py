@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -50,6 +50,7 @@ from schemas.runtime.outputs import refuse_inputs_inside
 from schemas.tables import split_lines
 
 from .audit import Audit, audit_dataset, check_releasable
+from .credit import carried_credit, write_credit
 from .croissant import write_croissant
 from .documents import write_card
 from .hub import check_hub_repo
@@ -59,6 +60,8 @@ from .parquet import write_variants
 from .published import PublishedSchema, get_schema
 
 _REPORTS = ("qc_report.json", "agreement.json")
+#: The card's reports by their key in :attr:`ExportInput.reports` -> their key in the export manifest's ``card``.
+CARD_REPORTS = {"agreement.json": "agreement", "qc_report.json": "qc", "baselines": "baselines"}
 #: The files the card and Croissant steps write, in the manifest's order after the Parquet files.
 DOCUMENTS = ("README.md", "LICENSE", "ATTRIBUTION.md", "croissant.json")
 
@@ -71,7 +74,9 @@ class ExportInput:
     column/split/config names; ``name``, ``pretty_name``: config-safe and display names;
     ``build_info``: the build manifest's ``build`` (or the manifest); ``reports``: the card's
     reports by file name; ``labels``: the curated topic labels (``class_labels``: the ClassLabel
-    names when the schema types them); ``hub_repo``: where the export will be published.
+    names when the schema types them); ``hub_repo``: where the export will be published; ``credit``:
+    the ``variant.json`` each config carries (:mod:`.credit`); ``gate_failing_allowed``: an earlier
+    export's card said the gate failed and it was exported anyway (carried with its qc report).
     """
 
     dataset: LoadedDataset
@@ -85,6 +90,8 @@ class ExportInput:
     class_labels: list[str] | None
     hub_repo: str | None = None
     given_name: str = ""  # the name as given (--name, the manifest's, the folder's); ``name`` is its slug
+    credit: dict = field(default_factory=dict)
+    gate_failing_allowed: bool = False
 
 
 def slug(name: str) -> str:
@@ -163,6 +170,26 @@ def _reports(root: Path) -> dict[str, dict | None]:
     return out
 
 
+def carried_reports(manifest, root: Path) -> dict:
+    """The card's reports an earlier export carries (its ``manifest.json`` ``card``: ``agreement``, ``qc``,
+    ``baselines``, each an object or null, and ``gate_failing_allowed``); ``{}`` for any other folder.
+    A malformed entry is a :class:`SchemaError` naming the manifest and the field."""
+    card = manifest.get("card") if isinstance(manifest, dict) else None
+    if card is None:
+        return {}
+    where = Path(root) / "manifest.json"
+    if not isinstance(card, dict):
+        raise SchemaError(f"expected a JSON object, found {type(card).__name__}", file=where, field="card")
+    for kind in CARD_REPORTS.values():
+        if card.get(kind) is not None and not isinstance(card[kind], dict):
+            raise SchemaError(f"expected a JSON object or null, found {type(card[kind]).__name__}", file=where,
+                              field=f"card.{kind}")
+    if not isinstance(card.get("gate_failing_allowed", False), bool):
+        raise SchemaError(f"expected true or false, found {card['gate_failing_allowed']!r}", file=where,
+                          field="card.gate_failing_allowed")
+    return card
+
+
 def is_export(folder: Path) -> bool:
     """Whether ``folder`` is an earlier export: its manifest.json names this toolkit as the generator."""
     try:
@@ -201,16 +228,24 @@ def read_input(built, out, *, license_id: str | None = None, source: str | None 
     # the config and lm-eval task name (sib200-full -> sib200_full), docs/release.md
     given = name or manifest.get("name") or manifest.get("recipe") or ds.root.resolve().name
     name = slug(given)
-    reports = _reports(ds.root)
+    failing_carried = False
     if card_reports is not None:  # builder release: the reports of its own stages
         reports = {"agreement.json": card_reports.get("agreement"), "qc_report.json": card_reports.get("qc"),
                    "baselines": card_reports.get("baselines")}
+    else:  # the reports beside the data, else those an earlier export carries in its manifest
+        reports, carried = _reports(ds.root), carried_reports(manifest, ds.root)
+        for key, kind in CARD_REPORTS.items():
+            if reports.get(key) is None and carried.get(kind) is not None:
+                reports[key] = carried[kind]
+        failing_carried = bool(carried.get("gate_failing_allowed")) and carried.get("qc") is not None \
+            and reports["qc_report.json"] is carried["qc"]
     labels = _labels(ds)
     return ExportInput(dataset=ds, audit=audit, published=published, name=name,
                        pretty_name=pretty_name or manifest.get("pretty_name") or given, build_info=build_info,
                        reports=reports, labels=labels,
                        class_labels=labels if ds.kind == "topic" and published.class_labels else None,
-                       hub_repo=hub_repo, given_name=given)
+                       hub_repo=hub_repo, given_name=given, credit=carried_credit(audit),
+                       gate_failing_allowed=failing_carried)
 
 
 def romanized_variants(source: ExportInput) -> set[str]:
@@ -239,12 +274,15 @@ def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_dat
     :func:`.parquet.write_variants`.
     """
     out = Path(out)
+    gate_failing_allowed = gate_failing_allowed or source.gate_failing_allowed
     # no .builder.json: the manifest lists every file of an export, and says what wrote it (is_export)
     with staging_dir(out, marker=is_export, what="export", mark=False) as stage:
         variants = write_variants(stage, source, jobs=jobs, backend=backend, address=address, progress=progress)
         card = write_card(stage, source, variants, gate_failing_allowed=gate_failing_allowed)
         write_croissant(stage, source, variants, card)
         files = dict(variants.files)
+        text_labels = source.labels if source.dataset.kind == "topic" and source.class_labels is None else None
+        files.update(write_credit(stage, source.credit, variants=source.dataset.variants, labels=text_labels))
         files.update({rel: {} for rel in DOCUMENTS})
         tasks: list[str] = []
         if lm_eval:
@@ -253,5 +291,5 @@ def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_dat
                                            labels=source.labels, hub_repo=source.hub_repo,
                                            schema=source.published.name, romanized=romanized_variants(source))
             files.update({f"lm_eval/{f}": {} for f in written})
-        write_manifest(stage, source, variants.sizes, files, tasks)
+        write_manifest(stage, source, variants.sizes, files, tasks, gate_failing_allowed=gate_failing_allowed)
     return files, tasks
