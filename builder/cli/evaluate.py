@@ -1,6 +1,6 @@
 """``builder evaluate``: baselines on built splits, LLM answer scoring, Belebele prompts.
 
-A group of three subcommands, each with its own options (see docs/evaluate.md):
+A group of four subcommands, each with its own options (see docs/evaluate.md):
 
 * ``builder evaluate baselines DATASET --out DIR`` trains and scores the
   baselines of the dataset's kind (topic: majority, char_tfidf, char_linear, and mlp
@@ -10,6 +10,9 @@ A group of three subcommands, each with its own options (see docs/evaluate.md):
   and scores LLM answers -> results.csv/.json/.md, items.jsonl.
 * ``builder evaluate prompts DATASET --mode five-shot|zero-shot --out DIR``
   writes Belebele's prompts for an MC split -> prompts/<variant>.<mode>.jsonl.
+* ``builder evaluate lm EXPORT --model PATH --out DIR`` runs a language model
+  (a model folder or a GGUF file) on the export's lm-eval tasks, in process,
+  and scores its samples -> lm_eval/<model>/, results.csv/.json/.md.
 
 The bodies are :mod:`builder.tasks.evaluate`.
 """
@@ -143,4 +146,36 @@ def prompts_cmd(app, dataset, mode, out, shots_from, variants, split, seed):
 
     result = run_prompts(PromptsOptions(dataset, out, mode, shots_from=shots_from, variants=variants, split=split,
                                         seed=seed), app.reporter())
+    app.show(result)
+
+
+@evaluate.command("lm", short_help="Run a language model on an export's lm-eval tasks.")
+@click.argument("export", type=click.Path(path_type=Path))
+@click.option("--model", required=True, type=click.Path(path_type=Path),
+              help="A Hugging Face model folder (with config.json) or a GGUF file (or a folder holding one).")
+@_out_option
+@names_option("--task", "tasks", help="lm-eval task or variant to run [default: every task of the export].")
+@click.option("--limit", type=click.IntRange(min=1), help="Items per task, spread over the labels (seeded) "
+              "[default: the whole test split].")
+@click.option("--batch-size", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--device", default="cpu", show_default=True, help="torch device (cpu, cuda, cuda:0, mps).")
+@click.option("--num-fewshot", type=click.IntRange(min=0), help="Few-shot examples from each task's "
+              "few-shot split [default: the task's, 0].")
+@_seed_option("Seed of the limited items' draw and of lm-eval.")
+@pass_app
+def lm_cmd(app, export, model, out, tasks, limit, batch_size, device, num_fewshot, seed):
+    """Run MODEL on the lm-eval tasks of EXPORT (a `builder export --lm-eval` folder), in process.
+
+    lm-eval's results_*.json and samples_*.jsonl are kept under
+    OUT/lm_eval/<model>/; the samples are scored as `builder evaluate
+    predictions` scores them (the choice of highest log-likelihood, lm-eval's
+    acc, checked equal to lm-eval's own) -> OUT/results.csv/.json/.md,
+    items.jsonl, selection.json (the items scored) and records.csv (for
+    `builder disparity`). Nothing is downloaded.
+    """
+    from builder.tasks.evaluate import LmOptions, run_lm
+
+    result = run_lm(LmOptions(export, model, out, tasks=tuple(tasks) or ("all",), limit=limit,
+                              batch_size=batch_size, device=device, seed=seed, num_fewshot=num_fewshot),
+                    app.reporter())
     app.show(result)

@@ -10,6 +10,7 @@ Stage names and where each writes::
     qc                                                        the gate (its verdict is a fact of the stage)
     licenses                                                  the license audit per split
     baselines                                                 baseline scores
+    lm_eval, disparity                                        a language model on the lm-eval tasks; PRR
     export                                                    DIR/export: Parquet, card, lm-eval tasks
 
 Each stage calls the task of the command it stands for (:mod:`builder.tasks`)
@@ -133,6 +134,7 @@ def make_plan(recipe: ReleaseRecipe, root: Path, *, jobs: int, quiet: bool = Fal
     _gate(plan)
     _licenses(plan)
     _baselines(plan)
+    _lm_eval(plan)
     _export(plan, allow_failing_gate)
     return plan
 
@@ -349,12 +351,34 @@ def _baselines(plan: Plan) -> None:
                 "ngram_unit": b.ngram_unit, "mlp_max_iter": b.mlp_max_iter}, baselines)
 
 
+def _lm_eval(plan: Plan) -> None:
+    """``lm_eval``: the recipe's model on the export's lm-eval tasks; ``disparity``: PRR of the model and the
+    baselines over the release's variants."""
+    s = plan.recipe.lm_eval
+    if s is None:
+        return
+    r = plan.recipe
+    options = {"name": r.name, "pretty_name": r.pretty_name, "license": r.export_license}
+    st = plan.stage("lm_eval", {"dataset": plan.dataset, "model": s.model},
+                    {**options, "tasks": list(s.tasks), "limit": s.limit, "batch_size": s.batch_size,
+                     "device": s.device, "seed": s.seed, "num_fewshot": s.num_fewshot},
+                    steps.lm_eval(plan.dataset, s, options, plan.where, plan.reporter()),
+                    describe=f"lm_eval ({s.model.name})")
+    records = {"lm": st.output / "results" / "results.json",
+               "baselines": plan.root / "stages" / "baselines" / "output" / "results.json"
+               if r.baselines is not None else None}
+    plan.stage("disparity", {k: p for k, p in records.items() if p is not None}, {},
+               steps.disparity(records, plan.reporter()))
+
+
 def _export(plan: Plan, allow_failing_gate: bool) -> None:
     r = plan.recipe
     reports = {"agreement": None if plan.agreement is None else plan.agreement.output / "agreement.json",
                "qc": None if plan.qc is None else plan.qc.output / "qc_report.json",
                "baselines": plan.root / "stages" / "baselines" / "output" / "results.json"
-               if r.baselines is not None else None}
+               if r.baselines is not None else None,
+               "models": plan.root / "stages" / "lm_eval" / "output" / "results" / "results.json"
+               if r.lm_eval is not None else None}
     inputs = {"dataset": plan.dataset, **{f"report:{k}": p for k, p in reports.items() if p is not None}}
     options = {"name": r.name, "pretty_name": r.pretty_name, "lm_eval": r.export.lm_eval,
                "license": r.export_license, "citation": r.citation,

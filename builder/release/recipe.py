@@ -28,6 +28,13 @@ relative paths resolve against the recipe's folder. Shape::
     qc: {config: qc.yaml}               # optional; qc: false skips the gate (the card says so)
     export: {lm_eval: true}
     baselines: {names: [majority, char_tfidf], split: test, seed: 0}
+    lm_eval:                            # optional: a language model on the export's lm-eval tasks
+      model: SmolLM2.gguf               # a model folder or a GGUF file (never downloaded)
+      tasks: all                        # or a list of variants / task names
+      limit: 20                         # items per task, spread over the labels (seeded)
+      batch_size: 1
+      device: cpu
+      seed: 0
 
 Every value is checked here against what its stage accepts, before any stage
 runs, by the owner the stage itself asks (the split-ratio rule of
@@ -59,7 +66,7 @@ VERSION = 1
 
 _TOP = {"version": True, "name": True, "pretty_name": False, "citation": False, "citation_file": False,
         "pivot": True, "license": False, "source_name": False, "variants": True, "qc": False, "export": False,
-        "baselines": False, "description": False}
+        "baselines": False, "description": False, "lm_eval": False}
 _ANNOTATION = {"variant": True, "judgements": False, "labels": False, "labelled": False, "curation": True,
                "split": False, "format": False, "policy": False, "license": False, "source_name": False,
                "citation": False}
@@ -71,6 +78,8 @@ _ROMANIZE = {"from": True, "scheme": False, "allow_leftover": False}
 _ASSEMBLE = {"assemble": True, "seed": False}
 _QC = {"config": False, "enabled": False}
 _EXPORT = {"lm_eval": False, "license": False}
+_LM_EVAL = {"model": True, "tasks": False, "limit": False, "batch_size": False, "device": False, "seed": False,
+            "num_fewshot": False}
 _BASELINES = {"names": False, "split": False, "seed": False, "ngram_unit": False, "mlp_max_iter": False}
 _KINDS = ("annotation", "assemble", "dataset", "extend", "romanize")
 
@@ -190,6 +199,20 @@ class BaselineSettings:
 
 
 @dataclass(frozen=True)
+class LmEvalSettings:
+    """``lm_eval:``: the model (a folder or a GGUF file) run on the export's lm-eval tasks (``tasks``: "all"
+    or variants / task names), ``limit`` items per task spread over the labels (None: every test item)."""
+
+    model: Path
+    tasks: tuple[str, ...] = ("all",)
+    limit: int | None = None
+    batch_size: int = 1
+    device: str = "cpu"
+    seed: int = 0
+    num_fewshot: int | None = None
+
+
+@dataclass(frozen=True)
 class ReleaseRecipe:
     """A validated release recipe (see the module docstring)."""
 
@@ -204,6 +227,7 @@ class ReleaseRecipe:
     qc: QCSettings = field(default_factory=QCSettings)
     export: ExportSettings = field(default_factory=ExportSettings)
     baselines: BaselineSettings | None = None
+    lm_eval: LmEvalSettings | None = None
     file: Path | None = None
 
     @property
@@ -323,7 +347,23 @@ def release_from_dict(data: Any, *, file: Path | None = None) -> ReleaseRecipe:
         description=chk.text("description", data["description"]).strip() if "description" in data else None,
         license=chk.license("license", data["license"]) if "license" in data else None,
         source_name=chk.text("source_name", data["source_name"]) if "source_name" in data else None,
-        qc=qc, export=export, baselines=baselines, file=file)
+        qc=qc, export=export, baselines=baselines,
+        lm_eval=_lm_eval(chk, data["lm_eval"], export) if data.get("lm_eval") is not None else None, file=file)
+
+
+def _lm_eval(chk: _Release, raw_value: Any, export: ExportSettings) -> LmEvalSettings:
+    """``lm_eval:``: the model must exist (a folder or a file); the export must write lm-eval tasks."""
+    raw = dict(chk.mapping("lm_eval", raw_value))
+    chk.keys("lm_eval", raw, _LM_EVAL)
+    if not export.lm_eval:
+        chk.fail("lm_eval", "runs the export's lm-eval tasks; set export: {lm_eval: true}")
+    tasks = raw.get("tasks", "all")
+    tasks = ("all",) if tasks == "all" else chk.names("lm_eval.tasks", tasks)
+    optional = {k: chk.integer(f"lm_eval.{k}", raw[k], low) for k, low in
+                (("limit", 1), ("batch_size", 1), ("seed", 0), ("num_fewshot", 0)) if k in raw}
+    return LmEvalSettings(model=chk.path("lm_eval.model", raw["model"]), tasks=tasks,
+                          device=chk.text("lm_eval.device", raw["device"]) if "device" in raw else "cpu",
+                          **optional)
 
 
 def _baselines(chk: _Release, raw_value: Any) -> BaselineSettings:

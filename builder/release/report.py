@@ -320,6 +320,33 @@ def _accuracy_section(summary: dict) -> str:
     return "\n".join(out) + "\n</section>"
 
 
+def _model_section(summary: dict) -> str:
+    """The language model run on the lm-eval tasks: which items, and its and the baselines' PRR."""
+    model = summary.get("model")
+    out = '<section id="model" aria-labelledby="model-h"><h2 id="model-h">Language model</h2>'
+    if not model:
+        return out + ('<p class="missing">No language model was run (no <code>lm_eval:</code> in the recipe); '
+                      "its accuracy would sit beside the baselines'.</p></section>")
+    settings = model.get("settings") or {}
+    parts = [out, f"<p><b>{_e(model['name'])}</b> on the export's lm-eval tasks, the test split: "
+             f"{_e(settings.get('selection') or 'every test item')}; "
+             f"{_e(settings.get('num_fewshot') or 0)}-shot. Its accuracy per variant is in the variants table "
+             "and, by script, in the charts above, beside the baselines'.</p>"]
+    disparity = model.get("disparity")
+    if disparity:
+        rows = [[(_e(name), name), (_e("\u2013" if m.get("mean_prr") is None else f"{m['mean_prr']:.3f}"),
+                                     _num(m.get("mean_prr"))),
+                 (_e("\u2013" if m.get("cv_prr") is None else f"{m['cv_prr']:.3f}"), _num(m.get("cv_prr")))]
+                for name, m in disparity.items()]
+        parts.append(_table("Performance realisation ratio over the release's variants",
+                            [("system", "text"), ("mean PRR", "number"), ("CV-PRR", "number")], rows,
+                            "PRR = accuracy / performance potential of the variant (a mixed model over the "
+                            "systems, Hu et al.); CV-PRR: its spread across variants, lower is more even."))
+    else:
+        parts.append('<p class="missing">No disparity figures: the fit could not run (see the stages).</p>')
+    return "\n".join(parts) + "\n</section>"
+
+
 def _derived_section(summary: dict) -> str:
     variants = summary["variants"]
     out = ['<section id="derived" aria-labelledby="derived-h"><h2 id="derived-h">Derived variants</h2>']
@@ -574,7 +601,8 @@ def render_report(summary: dict, *, base: Path) -> str:
     policy = f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'; img-src data:"
     set_aside = superseded_section(summary, base)
     nav = [("gate", "Failing checks"), ("warnings", "Warnings"), ("variants", "Variants"),
-           ("accuracy", "Accuracy by script"), ("derived", "Derived variants"), ("drops", "Dropped records"),
+           ("accuracy", "Accuracy by script"), *([("model", "Language model")] if summary.get("model") else []),
+           ("derived", "Derived variants"), ("drops", "Dropped records"),
            ("agreement", "Agreement"), ("stages", "Stages"), ("files", "Files")]
     nav += [("superseded", "Set aside")] if set_aside else []
     tool = summary["tool"]
@@ -590,7 +618,7 @@ def render_report(summary: dict, *, base: Path) -> str:
         '<nav aria-label="Sections"><ul>' + "".join(f'<li><a href="#{k}">{v}</a></li>' for k, v in nav)
         + "</ul></nav>", _filters(summary), "<main>",
         _gate_section(summary, base), warnings_section(summary), _variants_section(summary),
-        _accuracy_section(summary),
+        _accuracy_section(summary), *([_model_section(summary)] if summary.get("model") else []),
         _derived_section(summary),
         _drops_section(summary), _agreement_section(summary), _stages_section(summary, base),
         _files_section(summary, base), *([set_aside] if set_aside else []),

@@ -204,6 +204,74 @@ def export(dataset: Path, reports: dict[str, Path | None], options: dict, where:
     return action
 
 
+def lm_eval(dataset: Path, settings, options: dict, where: dict, report) -> Callable[[Path], dict]:
+    """``OUTPUT/tasks``: the export's lm-eval tasks (the export task itself, without the card's reports) and
+    ``OUTPUT/results``: the model run on them (:func:`builder.tasks.evaluate.run_lm`).
+
+    The model runs before the release's own export, so the card and the report carry its scores; the tasks
+    it ran are written by the same export code from the same dataset and name, so they are the export's.
+    """
+    def action(output: Path) -> dict:
+        from builder.tasks.base import QUIET
+        from builder.tasks.evaluate import LmOptions, run_lm
+        from builder.tasks.export import ExportOptions, run_export
+
+        with staging_dir(output, what=WHAT) as stage:
+            run_export(ExportOptions(built=dataset, out=stage / "tasks", lm_eval=True, license=options["license"],
+                                     name=options["name"], pretty_name=options["pretty_name"], jobs=where["jobs"],
+                                     backend=where["backend"], address=where["address"]), QUIET)
+            res = run_lm(LmOptions(export=stage / "tasks", model=settings.model, out=stage / "results",
+                                   tasks=settings.tasks, limit=settings.limit, batch_size=settings.batch_size,
+                                   device=settings.device, seed=settings.seed, num_fewshot=settings.num_fewshot),
+                         report)
+        for line in res.lines:  # (its notes name the staging folder)
+            report.info(f"lm_eval: {line}")
+        return {"model": res.model, "accuracy": {r["variant"]: r["accuracy"] for r in res.summary},
+                "lm_eval_acc": dict(res.lm_acc)}
+    return action
+
+
+def disparity(records: dict[str, Path | None], report) -> Callable[[Path], dict]:
+    """``OUTPUT``: ``builder disparity`` over the model's and the baselines' accuracy per variant (PRR per
+    system over the release's variants); a fit that cannot run is the stage's warning, and its reason is
+    written in ``OUTPUT/not_fitted.txt``."""
+    def action(output: Path) -> dict:
+        import json
+
+        from builder.evaluation.disparity import DisparityError
+        from builder.tasks.disparity import DisparityOptions, run_disparity
+        from builder.tasks.evaluate import disparity_records
+
+        import math
+
+        rows = []
+        for path in records.values():
+            if path is not None and path.is_file():
+                data = json.loads(path.read_text(encoding="utf-8"))
+                model = (data.get("settings") or {}).get("model")  # a model's rows; a baseline's name its own
+                for r in data.get("results", []):
+                    if r.get("accuracy") is not None:
+                        rows.append({"model": r.get("baseline") or model or r.get("model"), "variant": r["variant"],
+                                     "accuracy": r["accuracy"]})
+        with staging_dir(output, what=WHAT) as stage:
+            (stage / "records.csv").write_text(disparity_records(rows), encoding="utf-8")
+            try:
+                res = run_disparity(DisparityOptions(records=(stage / "records.csv",), out=stage / "disparity"),
+                                    report)
+            except DisparityError as err:
+                why = f"disparity not fitted: {err}"
+                (stage / "not_fitted.txt").write_text(why + "\n", encoding="utf-8")
+                report.info(f"release: {why}")
+                return {"warnings": [why]}
+        models = res.analysis.models
+        def number(x) -> float | None:  # CV-PRR of a model scoring 0 everywhere is undefined
+            return round(float(x), 6) if math.isfinite(float(x)) else None
+
+        return {"models": {m.model: {"mean_prr": number(m.mean_prr), "cv_prr": number(m.cv_prr)}
+                           for m in models.itertuples()}}
+    return action
+
+
 def co_assignments(annotations, labels: list[str]) -> list[list[int]] | None:
     """Label x label counts over pairs of annotators of one item (the diagonal: pairs that agree), in the
     order of ``labels``; None when a label of ``labels`` is not among the annotations' labels.

@@ -214,6 +214,8 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
     qc = _json(plan.qc.output / "qc_report.json") if plan.qc is not None and plan.qc.name in current else None
     licenses = _json(output("licenses") / "licenses.json") or []
     results = _json(output("baselines") / "results.json") or {}
+    model_results = _json(output("lm_eval") / "results" / "results.json") or {}
+    model_name = f"{(model_results.get('settings') or {}).get('model', 'model')} (lm-eval)"
     gate = _gate(plan, qc, gate_failing_allowed)
     failing_by_variant: dict[str, list[str]] = {}
     for f in gate["failing"]:
@@ -233,7 +235,9 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
             "licenses": [{"split": s["split"], "license": s["terms"], "commercial": s.get("commercial_use")}
                          for s in splits],
             "baselines": [{k: row.get(k) for k in ("baseline", "accuracy", "ci_low", "ci_high", "n")}
-                          for row in results.get("results", []) if row.get("variant") == code],
+                          for row in results.get("results", []) if row.get("variant") == code]
+            + [{"baseline": model_name, **{k: row.get(k) for k in ("accuracy", "ci_low", "ci_high", "n")}}
+               for row in model_results.get("results", []) if row.get("variant") == code],
         })
     records = _records(plan, current)
     stages = [{"name": st.name, "status": _status(st.name, current, stopped, stopped_at_gate), "seconds": None,
@@ -241,7 +245,8 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
               for st in plan.stages]
     released = not stopped_at_gate and not stopped and "export" in current
     made = {"export": released, "qc": plan.qc is not None and plan.qc.name in current,
-            "licenses": "licenses" in current, "baselines": "baselines" in current}
+            "licenses": "licenses" in current, "baselines": "baselines" in current,
+            "lm_eval": "lm_eval" in current, "disparity": "disparity" in current}
     links = [(title, path) for title, path in (
         ("Dataset card", "export/README.md"), ("Export manifest", "export/manifest.json"),
         ("QC report", "stages/qc/output/qc_report.md"), ("QC report (JSON)", "stages/qc/output/qc_report.json"),
@@ -249,6 +254,9 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
         ("License audit (JSON)", "stages/licenses/output/licenses.json"),
         ("Baselines", "stages/baselines/output/results.md"),
         ("Baselines (JSON)", "stages/baselines/output/results.json"),
+        ("Language model (lm-eval)", "stages/lm_eval/output/results/results.md"),
+        ("Disparity (PRR)", "stages/disparity/output/disparity/summary.md"),
+        ("Disparity not fitted", "stages/disparity/output/not_fitted.txt"),
         ("Release summary (JSON)", "release.json"))
         if path == "release.json" or (made.get(path.split("/")[1] if path.startswith("stages/") else "export")
                                       and (plan.root / path).is_file())]
@@ -268,6 +276,10 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
         "drops": findings.drops(plan, records),
         "warnings": findings.warnings(plan, records),
         "agreement": _agreement(plan, dict(records), {v["variant"]: v["rows"] for v in variants}),
+        "model": None if not model_results else {
+            "name": model_name, "settings": {k: (model_results.get("settings") or {}).get(k)
+                                             for k in ("model", "limit", "seed", "num_fewshot", "selection")},
+            "disparity": ((dict(records).get("disparity") or {}).get("facts") or {}).get("models")},
         "links": [{"title": t, "path": p} for t, p in links],
         "superseded": superseded(plan.root),
         "not_run": dict(plan.not_run),  # stage -> why the recipe has it not run (no `baselines:` key)

@@ -5,7 +5,10 @@
 * :func:`run_predictions` parses and scores LLM answers ->
   ``results.csv/.json/.md``, ``items.jsonl``;
 * :func:`run_prompts` writes Belebele's prompts for an MC split ->
-  ``prompts/<variant>.<mode>.jsonl``, ``prompts.json``.
+  ``prompts/<variant>.<mode>.jsonl``, ``prompts.json``;
+* :func:`run_lm` runs a language model on an export's lm-eval tasks and scores
+  its samples -> ``lm_eval/<model>/`` (lm-eval's own files),
+  ``results.csv/.json/.md``, ``items.jsonl``, ``records.csv``, ``selection.json``.
 
 Each writes one folder that replaces ``out`` whole (an existing one must be
 an earlier output of the same subcommand and hold none of its inputs).
@@ -225,3 +228,85 @@ def run_prompts(options: PromptsOptions, report: Reporter = QUIET) -> PromptsRes
     line = (f"wrote {sum(w['n'] for w in written.values())} {o.mode} prompts for {len(written)} variant(s) "
             f"to {o.out / 'prompts'}")
     return PromptsResult(lines=[line], written=written, shots=shot_source)
+
+
+# -- a language model through lm-eval ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LmOptions:
+    """``builder evaluate lm``: ``model`` (a model folder or a GGUF file) on the lm-eval tasks of ``export``
+    (``tasks``: "all", or task names / variant codes), the test split of each, ``limit`` items of each spread
+    over the labels (seeded), written to ``out``."""
+
+    export: Path
+    model: Path
+    out: Path
+    tasks: tuple[str, ...] = ("all",)
+    limit: int | None = None
+    batch_size: int = 1
+    device: str = "cpu"
+    seed: int = 0
+    num_fewshot: int | None = None
+
+
+@dataclass
+class LmResult(TaskResult):
+    """``summary``: one row per variant (results.json); ``lm_acc``: lm-eval's acc per task (equal to ours)."""
+
+    summary: list = field(default_factory=list)
+    lm_acc: dict = field(default_factory=dict)
+    model: str = ""
+
+
+def disparity_records(rows) -> str:
+    """``records.csv`` for ``builder disparity``: model, language (the variant), task, score (accuracy)."""
+    from builder.evaluation.report import csv_text
+
+    return csv_text([{"model": r["model"], "language": r["variant"], "task": r.get("task_name") or "accuracy",
+                      "score": r["accuracy"]} for r in rows], ("model", "language", "task", "score"))
+
+
+def run_lm(options: LmOptions, report: Reporter = QUIET) -> LmResult:
+    """Run lm-eval with ``model`` on the export's tasks in process; score the samples as `evaluate predictions`."""
+    from builder.evaluation import report as evaluation_report
+    from builder.evaluation.lm_run import run_lm_eval
+    from builder.evaluation.parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC
+    from schemas.io import write_json_atomic, write_text_atomic
+    from schemas.manifest import read_manifest, verify_against_manifest
+
+    o = options
+    inputs = [o.export, o.model]
+    check_output(o.out, "evaluate lm", inputs=inputs)
+    if o.limit is not None and o.limit < 1:
+        raise UsageError(f"--limit must be at least 1; found {o.limit}")
+    manifest = read_manifest(Path(o.export))
+    if manifest is None:
+        raise UsageError(f"{o.export}: not an export (no manifest.json); expected the folder `builder export` wrote")
+    kind = manifest.get("kind", "topic")
+    for variant in (manifest.get("variants") or {}):
+        verify_against_manifest(Path(o.export) / variant)
+    with output_folder(o.out, "evaluate lm", inputs=inputs) as stage:
+        report.info(f"lm-eval: {o.model} on {o.export}" + (f", {o.limit} item(s) per task" if o.limit else ""))
+        run = run_lm_eval(o.export, o.model, stage, kind=kind, tasks=o.tasks, limit=o.limit,
+                          batch_size=o.batch_size, device=o.device, seed=o.seed, num_fewshot=o.num_fewshot)
+        by_variant = {sel["variant"]: (task, sel) for task, sel in run.selection.items()}
+        summary = []
+        for row in run.summary:
+            task, sel = by_variant[row["variant"]]
+            row = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+            summary.append({**row, "lm_eval_task": task, "lm_eval_acc": run.lm_acc[task],
+                            "items": sel["items"], "labels_scored": sel["labels_scored"]})
+        kinds = FAILURE_KINDS_TOPIC if kind == "topic" else FAILURE_KINDS_MC
+        settings = {"task": kind, "model": run.model, "model_path": recorded_path(o.model),
+                    "export": recorded_path(o.export), "limit": o.limit, "seed": o.seed,
+                    "num_fewshot": o.num_fewshot, "split": "test", "ci_method": "wilson", "ci_level": 0.95,
+                    "selection": "every test item" if o.limit is None else
+                    f"{o.limit} test items per task, round-robin over the labels, seeded shuffles (seed {o.seed})",
+                    "accuracy": "lm-eval's acc: the choice of highest log-likelihood; equal to lm-eval's own"}
+        evaluation_report.write_llm_report(stage, summary, run.per_item, kinds, settings)
+        write_json_atomic(stage / "selection.json", run.selection)
+        write_text_atomic(stage / "records.csv", disparity_records(summary))
+    lines = [f"{r['variant']}: {r['accuracy']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] "
+             f"({r['correct']}/{r['n']}; lm-eval acc {r['lm_eval_acc']:.3f})" for r in summary]
+    note = f"wrote {o.out / 'results.csv'} and lm-eval's files in {o.out / 'lm_eval' / run.model}"
+    return LmResult(lines=lines, notes=[note], summary=summary, lm_acc=run.lm_acc, model=run.model)
