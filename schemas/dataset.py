@@ -43,7 +43,7 @@ from .features import decode_class_labels
 from .errors import SchemaError, SourceError
 from .names import check_name
 from .io import read_sib_tsv, read_text_utf8, require_path
-from .manifest import (_SKIP, _SUFFIXES, _VERIFY, _check_listed, _verify_others, manifest_verification,
+from .manifest import (_VERIFY, _check_listed, _verify_others, manifest_verification, split_files,
                        read_manifest, recorded_hashes, verify_against_manifest, verify_file)
 from .runtime.outputs import fault_point
 from .records import REQUIRED_COLUMNS
@@ -166,19 +166,6 @@ def read_table(path: Path, *, sha256: str | None = None) -> pd.DataFrame:
         return frame
     raise SourceError(f"unsupported split file type {path.suffix!r}; expected .parquet, .jsonl or .tsv",
                       file=path)
-
-
-def split_files(folder: Path, suffixes=_SUFFIXES) -> dict[str, Path]:
-    """``{split: file}`` of one folder; where a split has several files, the first of ``suffixes`` wins
-    (by default parquet over jsonl over tsv)."""
-    found: dict[str, Path] = {}
-    for suffix in suffixes:
-        for f in sorted(folder.glob(f"*{suffix}")):
-            stem = f.name[: -len(suffix)]
-            if stem in _SKIP or stem.startswith(".") or stem in found:
-                continue
-            found[stem] = f
-    return found
 
 
 def _kind(frame: pd.DataFrame, where: Path) -> str:

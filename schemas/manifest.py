@@ -22,6 +22,20 @@ _SKIP = {"dropped", "manifest", "labels", "qc_report", "results"}
 _VERIFY = contextvars.ContextVar("schemas_dataset_verify", default=True)
 
 
+def split_files(folder: Path, suffixes=_SUFFIXES) -> dict[str, Path]:
+    """``{split: file}`` of one folder; where a split has several files, the first of ``suffixes`` wins
+    (by default parquet over jsonl over tsv). Here, without pandas, so that planning a release (which
+    lists variant folders) and checking a manifest do not import it; :mod:`schemas.dataset` reads them."""
+    found: dict[str, Path] = {}
+    for suffix in suffixes:
+        for f in sorted(folder.glob(f"*{suffix}")):
+            stem = f.name[: -len(suffix)]
+            if stem in _SKIP or stem.startswith(".") or stem in found:
+                continue
+            found[stem] = f
+    return found
+
+
 @contextlib.contextmanager
 def manifest_verification(enabled: bool):
     """Within the block, :func:`load_dataset_dir` verifies manifests (``True``, the default) or not."""

@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from schemas.codes import variant_script
-from schemas.dataset import LoadedDataset
 from schemas.errors import SchemaError, UsageError
 from schemas.runtime.fanout import fan_out
 
 from . import mc_baselines, topic_baselines
 from .stats import accuracy_ci
+
+if TYPE_CHECKING:  # the loader imports pandas; planning a release asks only the baseline names here
+    from schemas.dataset import LoadedDataset
 
 @dataclass(frozen=True)
 class RunConfig:

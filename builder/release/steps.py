@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from schemas.codes import is_known_variant_code
-from schemas.dataset import split_files as dataset_split_files
+from schemas.manifest import split_files as dataset_split_files
 from schemas.errors import AlignmentError, SchemaError
 from schemas.io import dumps_json, read_sib_tsv, sib_tsv_text, write_text_atomic
 from schemas.runtime.outputs import staging_dir

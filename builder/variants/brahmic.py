@@ -36,7 +36,6 @@ import unicodedata
 from functools import lru_cache
 
 import regex
-from indic_transliteration import sanscript
 
 from . import brahmic_letters as letters
 
@@ -124,6 +123,8 @@ def _schemes(script: str, scheme: str):
         raise KeyError(script)
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; allowed: {', '.join(SCHEMES)}")
+    from indic_transliteration import sanscript  # here: checking a recipe's scheme names needs no tables
+
     native = _dedupe_first(sanscript.SCHEMES[BRAHMIC_SCRIPTS[script]])
     latin = copy.deepcopy(sanscript.SCHEMES[scheme])
     latin.pop("accented_vowel_alternates", None)  # Vedic accents; breaks scripts without short e/o (Gurmukhi)
@@ -153,6 +154,8 @@ def scheme_maps(script: str, scheme: str):
     Native -> Latin also knows the one-way letters (:data:`brahmic_letters.FORWARD`);
     Latin -> native only the reversible ones.
     """
+    from indic_transliteration import sanscript
+
     native, latin = _schemes(script, scheme)
     native_fwd, latin_fwd = copy.deepcopy(native), copy.deepcopy(latin)
     _add_rows(native_fwd, latin_fwd, letters.FORWARD, script, 0xE400)
@@ -208,6 +211,8 @@ def romanize_brahmic(text: str, script: str, scheme: str = DEFAULT_SCHEME) -> st
     Punctuation and digits are not this function's job: :mod:`builder.variants.punctuation`
     replaces them before (a danda here is passed through).
     """
+    from indic_transliteration import sanscript
+
     to_latin, _ = scheme_maps(script, scheme)
     text = _JOINERS.sub("", normalize_native(text))
     pattern, table = _equivalents(script)
@@ -233,6 +238,8 @@ def nativize_brahmic(text: str, script: str, scheme: str = DEFAULT_SCHEME) -> st
     >>> nativize_brahmic(romanize_brahmic("भइया", "Deva"), "Deva") == normalize_native("भइया")
     True
     """
+    from indic_transliteration import sanscript
+
     _, to_native = scheme_maps(script, scheme)
     if scheme == "iso":
         text = _ISO_SEPARATOR.sub(_MARK, text)
