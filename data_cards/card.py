@@ -17,7 +17,7 @@ from schemas.license_registry import get_license
 from schemas.license_terms import Terms
 from schemas.licensing import LicenseOverride
 
-from .citations import cite
+from .citations import by_text, cite, link_arxiv, reference
 from .frontmatter import dump_front_matter, size_category
 import re
 
@@ -66,6 +66,10 @@ class CardContext:
     dataset_info: list[dict] = field(default_factory=list)  # per config: typed features and split sizes
     baselines: dict | None = None        # results.json of `builder evaluate baselines` (builder release)
     gate_failing_allowed: bool = False   # exported although the qc gate failed (builder release)
+    hub_repo: str | None = None          # ORG/NAME the export will be published as (--hub-repo)
+    lm_eval_groups: list[str] = field(default_factory=list)  # lm-eval groups of the tasks in lm_eval/, if any
+    lm_eval_data_root: str | None = None  # where those tasks read the data (--lm-eval-data-root)
+    schema: str = "ours"                 # column and split names: ours, or a published dataset's (--schema)
 
     def __post_init__(self):
         # the citation a variant.json declares for its source (the recipe's, in a release) wins over the
@@ -125,7 +129,11 @@ def front_matter(ctx: CardContext) -> dict:
         meta["language_details"] = details
     meta["multilinguality"] = ["multilingual" if len(set(codes)) > 1 else "monolingual"]
     meta["size_categories"] = [size_category(ctx.total_rows)]
+    sources = source_datasets(ctx)
+    if sources:
+        meta["source_datasets"] = sources
     meta.update(TASKS[ctx.kind])
+    meta["tags"] = tags(ctx)
     if ctx.dataset_info:
         meta["dataset_info"] = ctx.dataset_info
     meta["configs"] = [
@@ -133,6 +141,49 @@ def front_matter(ctx: CardContext) -> dict:
         for v in ctx.variants
     ]
     return meta
+
+
+#: The tag of each record kind and published layout (``--schema``).
+KIND_TAGS = {"mc": "reading-comprehension", "topic": "topic-classification"}
+SCHEMA_TAGS = {"belebele": "belebele", "sib200": "sib-200"}
+
+
+def tags(ctx: CardContext) -> list[str]:
+    """The card's ``tags``: the kind of task, the published layout, romanized variants, lm-eval tasks.
+
+    >>> from schemas.license_terms import combine
+    >>> tags(CardContext("x", "x", "topic", {}, {}, [], [], combine([("a", "MIT", 1)]), schema="sib200",
+    ...                  lm_eval_groups=["x"]))
+    ['topic-classification', 'sib-200', 'lm-evaluation-harness']
+    """
+    out = [KIND_TAGS[ctx.kind]]
+    if ctx.schema in SCHEMA_TAGS:
+        out.append(SCHEMA_TAGS[ctx.schema])
+    if any(isinstance(i, dict) and i.get("method") == "romanization" for i in ctx.variant_info.values()):
+        out.append("romanization")
+    if ctx.lm_eval_groups:
+        out.append("lm-evaluation-harness")
+    return out
+
+
+def _source_references(ctx: CardContext) -> list:
+    """The known :class:`~data_cards.citations.Reference` of every credited source, in the sources' order (by
+    the reference the card gives it, else by name, else by the build manifest's reader name)."""
+    readers = {s.get("name"): s.get("reader") for s in (ctx.manifest or {}).get("sources") or []
+               if isinstance(s, dict)}
+    out = []
+    for src in ctx.overall.sources:
+        ref = by_text(ctx.references.get(src.name, "")) or reference(src.name) \
+            or (reference(readers[src.name]) if readers.get(src.name) else None)
+        if ref is not None and ref not in out:
+            out.append(ref)
+    return out
+
+
+def source_datasets(ctx: CardContext) -> list[str]:
+    """``source_datasets``: ``extended|<Hub id>`` of every credited source the Hub holds (SIB-200 is
+    ``Davlan/sib200``); sources without a known Hub dataset are not listed."""
+    return [f"extended|{r.hub_id}" for r in _source_references(ctx) if r.hub_id]
 
 
 def _yes(flag: bool) -> str:
@@ -279,18 +330,66 @@ def references(source_names, manifest: dict | None = None, variant_info: dict[st
     return out
 
 
-def _citation(ctx: CardContext) -> str:
+def _references_cited(ctx: CardContext, *, layout: bool = True) -> list[str]:
+    """The references of the card, in order: the sources', FLORES-200 beside SIB-200 (its sentences are
+    FLORES-200's), and the published dataset whose layout the export has (``--schema belebele``)."""
     names = [s.name for s in ctx.overall.sources]
     refs = [ctx.references[n] for n in names if n in ctx.references]
     # SIB-200's sentences are FLORES-200's: its reference goes with SIB-200's, whoever wrote that one
     if ctx.kind == "topic" and any(cite(n) == cite("sib200") or ctx.references.get(n) == cite("sib200")
                                    for n in names if n in ctx.references):
         refs.append(cite("flores200"))
-    refs = list(dict.fromkeys(refs))
-    text = f"If you use {md_code(ctx.name)}, cite the sources it was built from:\n\n"
+    if layout and ctx.schema in ("belebele", "sib200"):  # the columns, splits and configs are the published dataset's
+        refs.append(cite(ctx.schema))
+    return list(dict.fromkeys(refs))
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text``."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _citation(ctx: CardContext) -> str:
+    refs = _references_cited(ctx)
+    text = f"If you use {md_code(ctx.name)}, cite the sources it was built from"
+    if ctx.schema in ("belebele", "sib200") and cite(ctx.schema) not in _references_cited(ctx, layout=False):
+        text += f" and {md_inline(reference(ctx.schema).title.split(':')[0])}, whose layout it has"
+    text += ":\n\n"
     if not refs:
         return text + "- (no reference is known for these sources; see `ATTRIBUTION.md`)"
-    return text + "\n".join(f"- {md_inline(r)}" for r in refs)
+    # a declared BibTeX entry goes in the BibTeX block; the others are listed, their arXiv ids linked
+    prose = [r for r in refs if not r.lstrip().startswith("@")]
+    entries = [by_text(r).bibtex() if by_text(r) else r for r in refs if by_text(r) or r.lstrip().startswith("@")]
+    out = text + "\n".join(f"- {link_arxiv(md_inline(r))}" for r in prose)
+    if entries:
+        body = "\n\n".join(entries)
+        fence = _fence(body)
+        out += ("\n\n" if prose else "") + f"BibTeX:\n\n{fence}bibtex\n{body}\n{fence}"
+    return out
+
+
+def _usage(ctx: CardContext) -> str:
+    """How to load a configuration: from the Hub repo with ``--hub-repo``, else from this folder; and the
+    lm-eval tasks when the export has them."""
+    where = f'"{ctx.hub_repo}"' if ctx.hub_repo else '"<path to this folder>"'
+    example = ctx.variants[0] if ctx.variants else "<config>"
+    out = [f"Load one configuration with `datasets.load_dataset({where}, \"<config>\")`:", "",
+           "```python", "from datasets import load_dataset", "",
+           f'ds = load_dataset({where}, "{example}")', "```"]
+    if ctx.lm_eval_groups:
+        if ctx.hub_repo:
+            reads = f"read the data from {md_code(ctx.hub_repo)} on the Hub"
+        elif ctx.lm_eval_data_root:
+            reads = f"read the Parquet files under {md_code(ctx.lm_eval_data_root)}"
+        else:
+            reads = "read the Parquet files of this folder, wherever it is copied"
+        groups = ", ".join(map(md_code, ctx.lm_eval_groups))
+        out += ["", f"The `lm_eval/` folder holds lm-evaluation-harness tasks, one per configuration, in the "
+                f"group{'s' if len(ctx.lm_eval_groups) > 1 else ''} {groups}; they {reads}:", "", "```bash",
+                "lm_eval --model hf --model_args pretrained=<model> --include_path lm_eval "
+                f"--tasks {ctx.lm_eval_groups[0]}", "```"]
+    return "\n".join(out)
 
 
 def _optional(title: str, body: str | None) -> str:
@@ -306,6 +405,7 @@ def render_card(ctx: CardContext) -> str:
         description=_description(ctx),
         languages=_languages(ctx),
         structure=_structure(ctx),
+        usage=_usage(ctx),
         licenses=_licenses(ctx),
         filters=_optional(FILTERS_HEADING[3:], filters_section(ctx.manifest)),
         agreement=_optional("Annotator agreement", agreement_section(

@@ -325,8 +325,10 @@ def intended_use_section(ctx) -> str:
         out.append("- **Test set only**: this dataset is for evaluation. Do not train or tune on it; doing so "
                    "contaminates the benchmark.")
     elif "test" in splits:
-        out.append("- The `test` split is for evaluation only: do not train or tune on it. Use `train` (and "
-                   "`dev` for model selection) for fitting.")
+        dev = next((s for s in ("dev", "validation") if s in splits), None)  # its name in this layout
+        selection = f" (and `{dev}` for model selection)" if dev else ""
+        out.append("- The `test` split is for evaluation only: do not train or tune on it. Use `train`"
+                   f"{selection} for fitting.")
     elif ctx.kind == "mc":
         out.append("- Training and development data for multiple-choice reading comprehension (fine-tuning, "
                    "or few-shot examples); evaluate on a separate test set.")

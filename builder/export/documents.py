@@ -28,9 +28,12 @@ def _references(audit, build_info: dict, credit: dict) -> dict[str, str]:
     return refs
 
 
-def write_card(stage: Path, source, variants: Variants, *, gate_failing_allowed: bool = False) -> CardContext:
+def write_card(stage: Path, source, variants: Variants, *, gate_failing_allowed: bool = False,
+               lm_eval_groups: list[str] | None = None, lm_eval_data_root: str | None = None) -> CardContext:
     """Write the card, ``LICENSE`` and ``ATTRIBUTION.md`` of ``source`` (a :class:`.writer.ExportInput`)
-    into ``stage``; return the card's context (the Croissant step describes the data with it)."""
+    into ``stage``; return the card's context (the Croissant step describes the data with it).
+    ``lm_eval_groups``: the groups of the lm-eval tasks in ``lm_eval/`` (the card says how to run them), and
+    ``lm_eval_data_root`` where they read the data."""
     audit, reports, overall = source.audit, source.reports, source.audit.overall
     ctx = CardContext(
         name=source.name, pretty_name=source.pretty_name, kind=source.dataset.kind, sizes=variants.sizes,
@@ -40,7 +43,9 @@ def write_card(stage: Path, source, variants: Variants, *, gate_failing_allowed:
         variant_info={v: info.to_dict() for v, info in source.credit.items()}, labels=source.labels,
         agreement=reports["agreement.json"],
         qc=reports["qc_report.json"], references=_references(audit, source.build_info, source.credit),
-        dataset_info=variants.infos, baselines=reports.get("baselines"), gate_failing_allowed=gate_failing_allowed)
+        dataset_info=variants.infos, baselines=reports.get("baselines"), gate_failing_allowed=gate_failing_allowed,
+        hub_repo=source.hub_repo, lm_eval_groups=list(lm_eval_groups or []),
+        lm_eval_data_root=lm_eval_data_root, schema=source.published.name)
     card = render_card(ctx)
     check_card_metadata(parse_front_matter(card, file="README.md")[0], file="README.md")
     texts = {"README.md": card, "LICENSE": render_license(source.pretty_name, overall, audit.override),

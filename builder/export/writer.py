@@ -54,7 +54,7 @@ from .credit import carried_credit, write_credit
 from .croissant import write_croissant
 from .documents import write_card
 from .hub import check_hub_repo
-from .lmeval import write_lm_eval
+from .lmeval import group_names, write_lm_eval
 from .manifest import write_manifest
 from .parquet import write_variants
 from .published import PublishedSchema, get_schema
@@ -227,6 +227,7 @@ def read_input(built, out, *, license_id: str | None = None, source: str | None 
     # the name as given is what people read (the card's title when no pretty name is given); its slug is
     # the config and lm-eval task name (sib200-full -> sib200_full), docs/release.md
     given = name or manifest.get("name") or manifest.get("recipe") or ds.root.resolve().name
+    named = given != ds.root.resolve().name or name is not None
     name = slug(given)
     failing_carried = False
     if card_reports is not None:  # builder release: the reports of its own stages
@@ -241,11 +242,31 @@ def read_input(built, out, *, license_id: str | None = None, source: str | None 
             and reports["qc_report.json"] is carried["qc"]
     labels = _labels(ds)
     return ExportInput(dataset=ds, audit=audit, published=published, name=name,
-                       pretty_name=pretty_name or manifest.get("pretty_name") or given, build_info=build_info,
+                       pretty_name=pretty_name or manifest.get("pretty_name") or (given if named else None)
+                       or default_pretty_name(audit, hub_repo) or given, build_info=build_info,
                        reports=reports, labels=labels,
                        class_labels=labels if ds.kind == "topic" and published.class_labels else None,
                        hub_repo=hub_repo, given_name=given, credit=carried_credit(audit),
                        gate_failing_allowed=failing_carried)
+
+
+def default_pretty_name(audit: Audit, hub_repo: str | None) -> str | None:
+    """The card's title when neither ``--pretty-name``, ``--name`` nor the input's manifest names the data
+    (its folder's name, ``annotated``, says nothing): the Hub repo's name, else the credited sources and
+    how many variants (``SIB-200 (24 language variants)``); None when there are more than three sources.
+
+    >>> from types import SimpleNamespace as NS
+    >>> audit = NS(overall=NS(sources=[NS(name="SIB-200")]), dataset=NS(variants=["eng_Latn", "hin_Deva"]))
+    >>> default_pretty_name(audit, None), default_pretty_name(audit, "my-org/sib200-hi")
+    ('SIB-200 (2 language variants)', 'sib200-hi')
+    """
+    if hub_repo:
+        return hub_repo.split("/", 1)[1]
+    names = list(dict.fromkeys(s.name for s in audit.overall.sources))
+    if not 1 <= len(names) <= 3:
+        return None
+    k = len(audit.dataset.variants)
+    return f"{', '.join(names)} ({k} language variant{'s' if k != 1 else ''})"
 
 
 def romanized_variants(source: ExportInput) -> set[str]:
@@ -278,7 +299,9 @@ def write_export(source: ExportInput, out, *, lm_eval: bool = False, lm_eval_dat
     # no .builder.json: the manifest lists every file of an export, and says what wrote it (is_export)
     with staging_dir(out, marker=is_export, what="export", mark=False) as stage:
         variants = write_variants(stage, source, jobs=jobs, backend=backend, address=address, progress=progress)
-        card = write_card(stage, source, variants, gate_failing_allowed=gate_failing_allowed)
+        groups = list(group_names(source.name, source.dataset.variants, romanized_variants(source))) if lm_eval else []
+        card = write_card(stage, source, variants, gate_failing_allowed=gate_failing_allowed, lm_eval_groups=groups,
+                          lm_eval_data_root=lm_eval_data_root)
         write_croissant(stage, source, variants, card)
         files = dict(variants.files)
         text_labels = source.labels if source.dataset.kind == "topic" and source.class_labels is None else None

@@ -17,7 +17,7 @@ import yaml
 from click.testing import CliRunner
 
 from builder.cli.main import cli
-from data_cards.citations import cite
+from data_cards.citations import cite, link_arxiv
 from schemas.variant import VariantInfo
 
 SIB = Path(__file__).parents[1] / "data" / "sib200" / "annotated"
@@ -58,7 +58,7 @@ def test_the_declared_citation_wins_over_the_built_in_one(tmp_path):
     card = (out / "README.md").read_text(encoding="utf-8")
     citation = card.split("## Citation", 1)[1]
     assert "adelani-etal-2024-sib" in citation and cite("sib200") not in citation
-    assert cite("flores200") in citation  # SIB-200's sentences are FLORES-200's
+    assert link_arxiv(cite("flores200")) in citation  # SIB-200's sentences are FLORES-200's (arXiv id linked)
     attribution = (out / "ATTRIBUTION.md").read_text(encoding="utf-8")
     section = attribution.split("## SIB-200\n", 1)[1]
     assert "- Reference: @inproceedings\\{adelani-etal-2024-sib" in section or \
