@@ -22,7 +22,7 @@ from .frontmatter import dump_front_matter, size_category
 import re
 
 from .languages import bcp47, describe, hub_language, iso639_3
-from .sections import (agreement_section, baselines_section, filters_section, intended_use_section,
+from .sections import (agreement_section, baselines_section, filters_section, intended_use_section, models_section,
                        qc_section, romanization_section, warnings_section)
 
 #: The heading of the card's filter record; ``ATTRIBUTION.md`` points to it only when the card has it.
@@ -65,6 +65,7 @@ class CardContext:
     references: dict[str, str] = field(default_factory=dict)
     dataset_info: list[dict] = field(default_factory=list)  # per config: typed features and split sizes
     baselines: dict | None = None        # results.json of `builder evaluate baselines` (builder release)
+    models: dict | None = None           # results.json of `builder evaluate lm` (a release's lm_eval stage)
     gate_failing_allowed: bool = False   # exported although the qc gate failed (builder release)
     hub_repo: str | None = None          # ORG/NAME the export will be published as (--hub-repo)
     lm_eval_groups: list[str] = field(default_factory=list)  # lm-eval groups of the tasks in lm_eval/, if any
@@ -413,6 +414,7 @@ def render_card(ctx: CardContext) -> str:
         romanization=_optional("Romanization", romanization_section(ctx.variant_info)),
         qc=_optional("Quality checks", qc_section(ctx.qc, failing_allowed=ctx.gate_failing_allowed))
         + _optional("Baseline scores", baselines_section(ctx.baselines))
+        + _optional("Language model", models_section(ctx.models))
         + _optional("Warnings", warnings_section(ctx.variant_info)),
         intended_use=intended_use_section(ctx),
         citation=_citation(ctx),

@@ -316,6 +316,39 @@ def baselines_section(results: dict | None) -> str | None:
     return "\n".join(out)
 
 
+def models_section(results: dict | None) -> str | None:
+    """A language model's accuracy per variant through lm-eval (``results.json`` of ``builder evaluate lm``):
+    which model, which items, its accuracy with its 95% interval and lm-eval's ``acc`` beside it.
+
+    >>> print(models_section({"settings": {"model": "SmolLM2", "limit": 4, "num_fewshot": None,
+    ...     "selection": "4 test items per task, round-robin over the labels"},
+    ...     "results": [{"variant": "eng_Latn", "accuracy": 0.5, "ci_low": 0.15, "ci_high": 0.85, "n": 4,
+    ...                  "correct": 2, "lm_eval_task": "s_eng_Latn", "lm_eval_acc": 0.5}]}))
+    `SmolLM2` on this export's lm-eval tasks (`lm_eval/`), 0-shot, the test split: 4 test items per task, round-robin over the labels. Accuracy is lm-eval's `acc` (the choice of highest log-likelihood), with 95% confidence intervals; a limited run scores a sample, so read the intervals.
+    <BLANKLINE>
+    | variant | task | accuracy | correct / n |
+    | --- | --- | ---: | ---: |
+    | `eng_Latn` | `s_eng_Latn` | 50.0 [15.0, 85.0] | 2 / 4 |
+    """
+    rows = [r for r in (results or {}).get("results", []) if isinstance(r, dict)]
+    if not rows:
+        return None
+    s = (results or {}).get("settings") or {}
+    shots = s.get("num_fewshot") or 0
+    out = [f"{md_code(s.get('model', 'model'))} on this export's lm-eval tasks (`lm_eval/`), {md_inline(shots)}-shot, "
+           f"the test split: {md_inline(s.get('selection') or 'every test item')}. Accuracy is lm-eval's `acc` "
+           "(the choice of highest log-likelihood), with 95% confidence intervals"
+           + ("; a limited run scores a sample, so read the intervals." if s.get("limit") else "."), "",
+           "| variant | task | accuracy | correct / n |", "| --- | --- | ---: | ---: |"]
+    for r in sorted(rows, key=lambda r: str(r.get("variant"))):
+        cell = f"{100 * r['accuracy']:.1f}"
+        if r.get("ci_low") is not None and r.get("ci_high") is not None:
+            cell += f" [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]"
+        out.append(f"| {md_code(r['variant'])} | {md_code(r.get('lm_eval_task') or '')} | {cell} | "
+                   f"{md_inline(r.get('correct', '?'))} / {md_inline(r.get('n', '?'))} |")
+    return "\n".join(out)
+
+
 def intended_use_section(ctx) -> str:
     """Intended use and restrictions, from the splits and their terms."""
     splits = sorted({s.split for s in ctx.splits})

@@ -43,7 +43,8 @@ def write_card(stage: Path, source, variants: Variants, *, gate_failing_allowed:
         variant_info={v: info.to_dict() for v, info in source.credit.items()}, labels=source.labels,
         agreement=reports["agreement.json"],
         qc=reports["qc_report.json"], references=_references(audit, source.build_info, source.credit),
-        dataset_info=variants.infos, baselines=reports.get("baselines"), gate_failing_allowed=gate_failing_allowed,
+        dataset_info=variants.infos, baselines=reports.get("baselines"), models=reports.get("models"),
+        gate_failing_allowed=gate_failing_allowed,
         hub_repo=source.hub_repo, lm_eval_groups=list(lm_eval_groups or []),
         lm_eval_data_root=lm_eval_data_root, schema=source.published.name)
     card = render_card(ctx)

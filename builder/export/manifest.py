@@ -13,6 +13,11 @@ from pathlib import Path
 from schemas.io import dumps_json, sha256_file
 from schemas.runtime.provenance import tool_version
 
+#: The card's reports by their key in ``ExportInput.reports`` -> their key in the export manifest's ``card``
+#: (what a re-export reads back: :func:`builder.export.writer.carried_reports`).
+CARD_REPORTS = {"agreement.json": "agreement", "qc_report.json": "qc", "baselines": "baselines",
+                "models": "models"}
+
 #: The keys of the build's manifest that the export keeps (``build``).
 BUILD_KEYS = ("seed", "counts", "dropped", "sources", "description")
 
@@ -43,7 +48,7 @@ def write_manifest(stage: Path, source, sizes: dict[str, dict[str, int]], files:
         "license_override": None if audit.override is None else audit.override.to_dict(),
         "lm_eval_tasks": tasks,
         "build": {k: build_info[k] for k in BUILD_KEYS if k in build_info},
-        "card": {"agreement": source.reports.get("agreement.json"), "qc": source.reports.get("qc_report.json"),
-                 "baselines": source.reports.get("baselines"), "gate_failing_allowed": gate_failing_allowed},
+        "card": {**{kind: source.reports.get(key) for key, kind in CARD_REPORTS.items()},
+                 "gate_failing_allowed": gate_failing_allowed},
     }
     (stage / "manifest.json").write_text(dumps_json(manifest), encoding="utf-8", newline="\n")

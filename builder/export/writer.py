@@ -55,13 +55,11 @@ from .croissant import write_croissant
 from .documents import write_card
 from .hub import check_hub_repo
 from .lmeval import group_names, write_lm_eval
-from .manifest import write_manifest
+from .manifest import CARD_REPORTS, write_manifest
 from .parquet import write_variants
 from .published import PublishedSchema, get_schema
 
 _REPORTS = ("qc_report.json", "agreement.json")
-#: The card's reports by their key in :attr:`ExportInput.reports` -> their key in the export manifest's ``card``.
-CARD_REPORTS = {"agreement.json": "agreement", "qc_report.json": "qc", "baselines": "baselines"}
 #: The files the card and Croissant steps write, in the manifest's order after the Parquet files.
 DOCUMENTS = ("README.md", "LICENSE", "ATTRIBUTION.md", "croissant.json")
 
@@ -232,7 +230,7 @@ def read_input(built, out, *, license_id: str | None = None, source: str | None 
     failing_carried = False
     if card_reports is not None:  # builder release: the reports of its own stages
         reports = {"agreement.json": card_reports.get("agreement"), "qc_report.json": card_reports.get("qc"),
-                   "baselines": card_reports.get("baselines")}
+                   "baselines": card_reports.get("baselines"), "models": card_reports.get("models")}
     else:  # the reports beside the data, else those an earlier export carries in its manifest
         reports, carried = _reports(ds.root), carried_reports(manifest, ds.root)
         for key, kind in CARD_REPORTS.items():

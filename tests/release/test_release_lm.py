@@ -129,7 +129,7 @@ def test_a_rerun_finds_the_model_stage_up_to_date(released):
     out, _, second = released
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
     status = {s["name"]: s["status"] for s in run["stages"]}
-    assert status["lm_eval"] == status["disparity"] == "up to date", status
+    assert status["lm_eval"] == status["disparity"] == "skipped", status  # run.json: skipped as up to date
     assert "0 stage(s) ran" in second.stdout
 
 
