@@ -16,7 +16,7 @@ from schemas.ledger import DropRow
 from schemas.variant import VariantInfo
 
 from .plan import Plan
-from .stages import STAGE_JSON
+from .stages import STAGE_JSON, within
 
 #: How the summary names drops of a stage the dataset is not made from (the agreement sample's items).
 SIDE = "agreement sample"
@@ -29,13 +29,14 @@ def _json(path: Path):
         return None
 
 
-def _abs(path) -> Path:
-    return Path(os.path.abspath(path))
+def _abs(path) -> str:
+    return os.path.abspath(path)
 
 
 def _made_from(plan: Plan, st) -> set[str]:
     """The names of ``st`` and every stage whose output it reads, directly or through other stages."""
     by_output = [(s.name, _abs(s.output)) for s in plan.stages]
+    by_name = {s.name: s for s in plan.stages}
     seen, todo = set(), [st]
     while todo:
         cur = todo.pop()
@@ -44,9 +45,7 @@ def _made_from(plan: Plan, st) -> set[str]:
         seen.add(cur.name)
         for path in cur.inputs.values():
             p = _abs(path)
-            for name, out in by_output:
-                if (p == out or out in p.parents) and name not in seen:
-                    todo.append(next(s for s in plan.stages if s.name == name))
+            todo.extend(by_name[name] for name, out in by_output if name not in seen and within(p, out))
     return seen
 
 
@@ -57,7 +56,7 @@ def dataset_stages(plan: Plan) -> set[str]:
     if plan.dataset is None:
         return {s.name for s in plan.stages}
     target = _abs(plan.dataset)
-    maker = next((s for s in plan.stages if _abs(s.output) == target or _abs(s.output) in target.parents), None)
+    maker = next((s for s in plan.stages if within(target, _abs(s.output))), None)
     return {s.name for s in plan.stages} if maker is None else _made_from(plan, maker)
 
 
@@ -124,10 +123,12 @@ def warnings(plan: Plan, records: list[tuple[str, dict]]) -> list[dict]:
     stage that makes one), ``message``, and ``items`` (the records a check flagged, from the variant's
     ``variant.json``: ``["index_id 556 (z = -3.84)"]``) when the warning is one of its checks."""
     variants = {}
+    outputs = [(st.name, _abs(st.output)) for st in plan.stages]
     for code, v in plan.variants.items():
-        for st in plan.stages:
-            if _abs(st.output) == _abs(v.folder) or _abs(st.output) in _abs(v.folder).parents:
-                variants[st.name] = (code, v.folder)
+        folder = _abs(v.folder)
+        for name, out in outputs:
+            if within(folder, out):
+                variants[name] = (code, v.folder)
     out = []
     for name, record in records:
         for message in (record.get("facts") or {}).get("warnings") or []:

@@ -35,7 +35,7 @@ from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, 
 from builder.tasks.base import echo
 
 from .plan import Plan
-from .stages import RUN_STAMPS, STAGE_JSON, Recorder, last_stamps
+from .stages import RUN_STAMPS, STAGE_JSON, Recorder, last_stamps, within
 from .superseded import (GATE_FAILED, NOT_PLANNED, check_same_release, mark_release, recover_superseded,
                          stopped_reason, supersede)
 
@@ -85,13 +85,12 @@ def prepare_root(root: Path, plan: Plan | None = None) -> None:
 def external_inputs(plan: Plan) -> list[Path]:
     """The recipe and every stage input that no stage of the release makes (what the user brought): the
     release folder must neither hold one of them nor lie inside one, or it would be part of its own input."""
-    made = [Path(os.path.abspath(st.output)) for st in plan.stages]
+    made = [os.path.abspath(st.output) for st in plan.stages]
     out = [plan.recipe.file] if plan.recipe.file else []
     out += [src.path for src in plan.recipe.variants if src.kind == "dataset"]  # the folder, not only its parts
     for st in plan.stages:
         for path in st.inputs.values():
-            here = Path(os.path.abspath(path))
-            if not any(here == m or m in here.parents for m in made):
+            if not any(within(path, m) for m in made):
                 out.append(path)
     return out
 
