@@ -9,6 +9,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/corpus.py, the runner of the input corpora
 
+# No network, ever: huggingface_hub and datasets read these when they are first imported (a test module's
+# import at collection time, before any fixture), so they are set here, before any test module is imported;
+# with them unset there, a later lm-eval run retried Hub requests until they timed out (100 s a test).
+for _flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+    os.environ[_flag] = "1"
+
 DATA = Path(__file__).parent / "data"
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -24,6 +24,7 @@ against lm-eval's ``acc`` of its task: a difference is an error, not a footnote.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -102,8 +103,8 @@ def spread_sample(labels: list, limit: int | None, seed: int) -> list[int]:
     Round-robin over the labels (in order of first appearance), each label's items in a seeded
     shuffled order; the indices come back sorted, as the documents are.
 
-    >>> spread_sample(["a"] * 4 + ["b"] * 4 + ["c"] * 2, 6, seed=0)
-    [0, 2, 5, 6, 8, 9]
+    >>> spread_sample(["a"] * 4 + ["b"] * 4 + ["c"] * 2, 6, seed=0)  # two of each label
+    [0, 2, 6, 7, 8, 9]
     >>> spread_sample(["a", "b"], None, seed=0)
     [0, 1]
     """
@@ -125,7 +126,7 @@ def spread_sample(labels: list, limit: int | None, seed: int) -> list[int]:
     return sorted(chosen)
 
 
-def test_labels(task: ExportTask, kind: str) -> list:
+def task_labels(task: ExportTask, kind: str) -> list:
     """The label of every test item of ``task``, in document order."""
     import pyarrow.parquet as pq
 
@@ -194,11 +195,23 @@ def _quiet_libraries(log: Path):
     loggers = {name: logging.getLogger(name) for name in
                ("lm_eval", "lm-eval", "transformers", "datasets", "accelerate", "huggingface_hub", "gguf")}
     levels = {name: lg.level for name, lg in loggers.items()}
+    import datasets.config
+    import huggingface_hub.constants
+
     log.parent.mkdir(parents=True, exist_ok=True)
     sys.stderr.flush()
     saved = os.dup(2)
-    with open(log, "ab") as sink, mock.patch.dict(os.environ, env), \
-            mock.patch.object(lm_eval.evaluator, "get_git_commit_hash", git_hash):
+    with contextlib.ExitStack() as stack:
+        sink = stack.enter_context(open(log, "ab"))
+        stack.enter_context(mock.patch.dict(os.environ, env))
+        stack.enter_context(mock.patch.object(lm_eval.evaluator, "get_git_commit_hash", git_hash))
+        # the libraries read the offline flags once, when first imported (an earlier stage's export may
+        # have imported datasets): set where they keep them, or a missing file becomes Hub requests
+        for module, names in ((huggingface_hub.constants, ("HF_HUB_OFFLINE",)),
+                              (datasets.config, ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))):
+            for name in names:
+                if hasattr(module, name):
+                    stack.enter_context(mock.patch.object(module, name, True))
         os.dup2(sink.fileno(), 2)
         for lg in loggers.values():
             lg.setLevel(logging.WARNING)
@@ -228,7 +241,7 @@ def run_lm_eval(export: Path, model: Path, out: Path, *, kind: str, tasks=("all"
     args, label = model_args(model)
     selection = {}
     for t in chosen:
-        labels = test_labels(t, kind)
+        labels = task_labels(t, kind)
         picked = spread_sample(labels, limit, seed)
         covered = sorted({str(labels[i]) for i in picked})
         selection[t.task] = {"variant": t.variant, "items": len(labels), "scored": len(picked),

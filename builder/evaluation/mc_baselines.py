@@ -123,6 +123,7 @@ def run(name: str, frame: pd.DataFrame, *, language: str | None = None, seed: in
 
     Examples
     --------
+    >>> import pandas as pd
     >>> round(run("chance", pd.DataFrame({"x": range(900)})).ci[0], 4)
     0.2222
     """

@@ -32,6 +32,9 @@ SKIPPED = {
     ("README.md", "pip install -e '.[test,lmeval]'", "installs packages, runs the whole suite and a mutation run of hours"),
     ("docs/export.md", "pip install torch==2.13.0", "installs packages"),
     ("docs/export.md", "pip install -e '.[lmeval]'", "installs packages"),
+    ("docs/evaluate.md", "builder evaluate lm out/sib200-release/export --model SmolLM2-135M-Instruct.Q4_1.gguf "
+     "--limit 20 --out out/lm/smollm2",
+     "loads a language model: minutes on 2 cores"),
     ("docs/qc.md", "python benchmarks/qc_calibration.py --releases 40 --jobs 2", "a calibration benchmark: many minutes of CPU"),
     ("docs/scale.md", "pip install 'mc-dataset-builder[ray]'", "installs packages"),
     ("docs/scale.md", "ray start --head --port=6379 --num-cpus=16", "needs a cluster of several machines"),
