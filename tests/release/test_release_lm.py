@@ -44,8 +44,11 @@ def _model() -> Path:
 
 
 def _release(args):
+    # one torch thread: the suite runs two test workers on two cores, and torch's default of one thread
+    # per core made this test and the other worker's fight over both
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-m", "builder", "release", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=900)
+                          text=True, cwd=ROOT, timeout=900, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +60,7 @@ def released(tmp_path_factory):
     (work / "tests").symlink_to(ROOT / "tests")  # the recipe's ../tests/data paths, as shipped
     shutil.copy(ROOT / "examples" / "sib200-curation.yaml", work / "examples")
     text = (ROOT / "examples" / "sib200-release.yaml").read_text(encoding="utf-8")
-    text += f"lm_eval:\n  model: {json.dumps(str(model))}\n  limit: {LIMIT}\n  seed: 0\n"
+    text += f"lm_eval:\n  model: {json.dumps(str(model))}\n  limit: {LIMIT}\n  batch_size: 8\n  seed: 0\n"
     recipe = work / "examples" / "release.yaml"
     recipe.write_text(text, encoding="utf-8")
     out = work / "rel"
