@@ -28,7 +28,6 @@ import contextlib
 import os
 import shutil
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,19 +50,30 @@ class ExportTask:
     test_file: Path
 
 
-def export_tasks(export: Path) -> list[ExportTask]:
-    """The export's lm-eval tasks, in the order of the manifest's ``lm_eval_tasks``.
-
-    Each task's variant and test file come from its own YAML (``dataset_kwargs.data_files``, the
-    ``test_split`` key), so they are what lm-eval reads.
-    """
-    from schemas.io import read_yaml
-    from schemas.manifest import read_manifest
+def read_export(export: Path) -> dict:
+    """The export's ``manifest.json``, its variant folders verified against it (a changed split file is the
+    loader's :class:`~schemas.errors.IntegrityError`); a folder without one is a usage error."""
+    from schemas.manifest import read_manifest, verify_against_manifest
 
     export = Path(export)
     manifest = read_manifest(export)
     if manifest is None:
         raise UsageError(f"{export}: not an export (no manifest.json); expected the folder `builder export` wrote")
+    for variant in manifest.get("variants") or {}:
+        verify_against_manifest(export / variant)
+    return manifest
+
+
+def export_tasks(export: Path, manifest: dict) -> list[ExportTask]:
+    """The lm-eval tasks of the export whose manifest is ``manifest`` (:func:`read_export`), in the order of
+    its ``lm_eval_tasks``.
+
+    Each task's variant and test file come from its own YAML (``dataset_kwargs.data_files``, the
+    ``test_split`` key), so they are what lm-eval reads.
+    """
+    from schemas.io import read_yaml
+
+    export = Path(export)
     names = manifest.get("lm_eval_tasks") or []
     if not names:
         raise UsageError(f"{export}: the export has no lm-eval tasks; export it with `--lm-eval` "
@@ -168,7 +178,7 @@ class LmRun:
     selection: dict[str, dict]
 
 
-@contextmanager
+@contextlib.contextmanager
 def _quiet_libraries(log: Path):
     """Offline, and lm-eval's, transformers' and datasets' progress bars and log lines in ``log``, for the run only.
 
@@ -225,9 +235,10 @@ def _quiet_libraries(log: Path):
                 lg.setLevel(levels[name])
 
 
-def run_lm_eval(export: Path, model: Path, out: Path, *, kind: str, tasks=("all",), limit: int | None = None,
+def run_lm_eval(export: Path, model: Path, out: Path, *, manifest: dict, tasks=("all",), limit: int | None = None,
                 batch_size: int = 1, device: str = "cpu", seed: int = 0, num_fewshot: int | None = None) -> LmRun:
-    """Run lm-eval on the export's tasks and score its samples back; lm-eval's files go under ``out/lm_eval``."""
+    """Run lm-eval on the tasks of the export whose manifest is ``manifest`` (:func:`read_export`) and score its
+    samples back; lm-eval's files go under ``out/lm_eval``."""
     try:
         import lm_eval
         from lm_eval.loggers import EvaluationTracker
@@ -237,7 +248,8 @@ def run_lm_eval(export: Path, model: Path, out: Path, *, kind: str, tasks=("all"
     from . import llm_scoring
 
     export, out = Path(export), Path(out)
-    chosen = select_tasks(export_tasks(export), tasks)
+    kind = manifest.get("kind", "topic")
+    chosen = select_tasks(export_tasks(export, manifest), tasks)
     args, label = model_args(model)
     selection = {}
     for t in chosen:

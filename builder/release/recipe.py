@@ -201,7 +201,9 @@ class BaselineSettings:
 @dataclass(frozen=True)
 class LmEvalSettings:
     """``lm_eval:``: the model (a folder or a GGUF file) run on the export's lm-eval tasks (``tasks``: "all"
-    or variants / task names), ``limit`` items per task spread over the labels (None: every test item)."""
+    or variants / task names), ``limit`` items per task spread over the labels (None: every test item).
+    Its fields are :class:`builder.tasks.evaluate.LmOptions`' but the export and the output, which the
+    stage passes on as they are."""
 
     model: Path
     tasks: tuple[str, ...] = ("all",)

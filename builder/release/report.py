@@ -322,11 +322,8 @@ def _accuracy_section(summary: dict) -> str:
 
 def _model_section(summary: dict) -> str:
     """The language model run on the lm-eval tasks: which items, and its and the baselines' PRR."""
-    model = summary.get("model")
+    model = summary["model"]
     out = '<section id="model" aria-labelledby="model-h"><h2 id="model-h">Language model</h2>'
-    if not model:
-        return out + ('<p class="missing">No language model was run (no <code>lm_eval:</code> in the recipe); '
-                      "its accuracy would sit beside the baselines'.</p></section>")
     settings = model.get("settings") or {}
     parts = [out, f"<p><b>{_e(model['name'])}</b> on the export's lm-eval tasks, the test split: "
              f"{_e(settings.get('selection') or 'every test item')}; "

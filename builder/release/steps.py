@@ -212,6 +212,8 @@ def lm_eval(dataset: Path, settings, options: dict, where: dict, report) -> Call
     it ran are written by the same export code from the same dataset and name, so they are the export's.
     """
     def action(output: Path) -> dict:
+        import dataclasses
+
         from builder.tasks.base import QUIET
         from builder.tasks.evaluate import LmOptions, run_lm
         from builder.tasks.export import ExportOptions, run_export
@@ -220,9 +222,8 @@ def lm_eval(dataset: Path, settings, options: dict, where: dict, report) -> Call
             run_export(ExportOptions(built=dataset, out=stage / "tasks", lm_eval=True, license=options["license"],
                                      name=options["name"], pretty_name=options["pretty_name"], jobs=where["jobs"],
                                      backend=where["backend"], address=where["address"]), QUIET)
-            res = run_lm(LmOptions(export=stage / "tasks", model=settings.model, out=stage / "results",
-                                   tasks=settings.tasks, limit=settings.limit, batch_size=settings.batch_size,
-                                   device=settings.device, seed=settings.seed, num_fewshot=settings.num_fewshot),
+            # the recipe's lm_eval settings are the command's options (builder.release.recipe.LmEvalSettings)
+            res = run_lm(LmOptions(export=stage / "tasks", out=stage / "results", **dataclasses.asdict(settings)),
                          report)
         for line in res.lines:  # (its notes name the staging folder)
             report.info(f"lm_eval: {line}")

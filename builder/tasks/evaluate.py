@@ -269,25 +269,20 @@ def disparity_records(rows) -> str:
 def run_lm(options: LmOptions, report: Reporter = QUIET) -> LmResult:
     """Run lm-eval with ``model`` on the export's tasks in process; score the samples as `evaluate predictions`."""
     from builder.evaluation import report as evaluation_report
-    from builder.evaluation.lm_run import run_lm_eval
+    from builder.evaluation.lm_run import read_export, run_lm_eval
     from builder.evaluation.parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC
     from schemas.io import write_json_atomic, write_text_atomic
-    from schemas.manifest import read_manifest, verify_against_manifest
 
     o = options
     inputs = [o.export, o.model]
     check_output(o.out, "evaluate lm", inputs=inputs)
     if o.limit is not None and o.limit < 1:
         raise UsageError(f"--limit must be at least 1; found {o.limit}")
-    manifest = read_manifest(Path(o.export))
-    if manifest is None:
-        raise UsageError(f"{o.export}: not an export (no manifest.json); expected the folder `builder export` wrote")
+    manifest = read_export(o.export)
     kind = manifest.get("kind", "topic")
-    for variant in (manifest.get("variants") or {}):
-        verify_against_manifest(Path(o.export) / variant)
     with output_folder(o.out, "evaluate lm", inputs=inputs) as stage:
         report.info(f"lm-eval: {o.model} on {o.export}" + (f", {o.limit} item(s) per task" if o.limit else ""))
-        run = run_lm_eval(o.export, o.model, stage, kind=kind, tasks=o.tasks, limit=o.limit,
+        run = run_lm_eval(o.export, o.model, stage, manifest=manifest, tasks=o.tasks, limit=o.limit,
                           batch_size=o.batch_size, device=o.device, seed=o.seed, num_fewshot=o.num_fewshot)
         by_variant = {sel["variant"]: (task, sel) for task, sel in run.selection.items()}
         summary = []
