@@ -239,18 +239,18 @@ def run_lm_eval(export: Path, model: Path, out: Path, *, manifest: dict, tasks=(
                 batch_size: int = 1, device: str = "cpu", seed: int = 0, num_fewshot: int | None = None) -> LmRun:
     """Run lm-eval on the tasks of the export whose manifest is ``manifest`` (:func:`read_export`) and score its
     samples back; lm-eval's files go under ``out/lm_eval``."""
+    from . import llm_scoring
+
+    export, out = Path(export), Path(out)
+    kind = manifest.get("kind", "topic")
+    chosen = select_tasks(export_tasks(export, manifest), tasks)  # the export and the model are checked
+    args, label = model_args(model)                                  # before lm-eval is looked for
     try:
         import lm_eval
         from lm_eval.loggers import EvaluationTracker
         from lm_eval.tasks import TaskManager
     except ImportError:
         raise UsageError("lm-evaluation-harness is not installed: pip install 'mc-dataset-builder[lmeval]'") from None
-    from . import llm_scoring
-
-    export, out = Path(export), Path(out)
-    kind = manifest.get("kind", "topic")
-    chosen = select_tasks(export_tasks(export, manifest), tasks)
-    args, label = model_args(model)
     selection = {}
     for t in chosen:
         labels = task_labels(t, kind)
