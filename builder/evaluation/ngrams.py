@@ -175,3 +175,72 @@ class CharNgramCounts:
             ids = [int((k >> np.uint64(bits * (max_n - 1 - i))) & mask) for i in range(max_n)]
             names.append("".join(chr(self.alphabet_[i - 1]) for i in ids if i))
         return np.array(names, dtype=object)
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, element-wise on uint64 (a bijection that spreads every input bit)."""
+    x = x.copy()
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def identical_columns(X) -> sp.csr_matrix:
+    """The projection ``P`` (features x groups) that merges the columns of ``X`` holding the same values.
+
+    Long n-grams mostly occur in the same few training texts as the shorter
+    n-grams inside them, with the same counts, so after TF-IDF three columns
+    in four of a ``char_wb`` 1-5-gram matrix repeat another one exactly.
+    ``X @ P`` keeps one column per group, scaled by the square root of the
+    group's size; ``P`` maps a member to its group with weight
+    ``1/sqrt(size)``. Every dot product between rows of ``X`` is then the
+    same in ``X @ P`` (``P @ P.T`` is ``1/size`` inside a group), so a linear
+    model trained on ``X @ P`` is the one trained on ``X``: the dual problem
+    of a linear SVM sees only those dot products, and for any other row
+    ``x``, ``(x @ P) . w'`` equals ``x . w`` (each member of a group has the
+    same weight in ``w``). A quarter of the non-zeros remain to iterate over
+    in every liblinear pass (BENCHMARKS.md, "Issue 25").
+
+    Columns are grouped by a 64-bit hash of their rows and value bits; every
+    member is then compared with its group's first column, and a column that
+    differs (a hash collision) gets a group of its own, so the merge is exact.
+    Groups are numbered in the order of their first column.
+
+    >>> X = sp.csr_matrix(np.array([[1.0, 2.0, 1.0, 0.0], [0.0, 3.0, 0.0, 3.0]]))
+    >>> P = identical_columns(X)
+    >>> P.shape, (X @ P).toarray().round(4).tolist()
+    ((4, 3), [[1.4142, 2.0, 0.0], [0.0, 3.0, 3.0]])
+    >>> bool(np.allclose((X @ P) @ (X @ P).T.toarray(), (X @ X.T).toarray()))
+    True
+    """
+    X = sp.csc_matrix(X, dtype=np.float64)
+    X.sort_indices()
+    d = X.shape[1]
+    nnz = np.diff(X.indptr)
+    starts = X.indptr[:-1]
+    with np.errstate(over="ignore"):
+        entry = _mix64(X.indices.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+                       ^ np.ascontiguousarray(X.data).view(np.uint64))
+        key = nnz.astype(np.uint64)
+        filled = nnz > 0
+        key[filled] += _mix64(np.add.reduceat(entry, starts[filled]))
+    _, first, group = np.unique(key, return_index=True, return_inverse=True)
+    group = group.ravel()
+    # each entry's twin in its group's first column (clipped: a collision may pair columns of different lengths)
+    at = np.minimum(np.repeat(X.indptr[first[group]] - starts, nnz) + np.arange(X.nnz), X.nnz - 1)
+    differs = np.zeros(d, dtype=bool)
+    differs[np.repeat(np.arange(d), nnz)[(X.indices != X.indices[at]) | (X.data != X.data[at])]] = True
+    differs |= nnz != nnz[first[group]]
+    if differs.any():
+        alone = np.flatnonzero(differs)
+        group[alone] = len(first) + np.arange(len(alone))
+        first = np.concatenate([first, alone])
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    group = rank[group]
+    size = np.bincount(group, minlength=len(first))
+    return sp.csr_matrix((1.0 / np.sqrt(size[group]), (np.arange(d), group)), shape=(d, len(first)))
