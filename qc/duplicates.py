@@ -22,7 +22,7 @@ first) even when their share is under ``max_near_share``.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 
 import numpy as np
 import pandas as pd
@@ -63,6 +63,45 @@ def minhash(shingles: list[np.ndarray], num_perm: int, chunk: int = 1 << 13) -> 
     return sig
 
 
+#: texts whose shingles and MinHash signature are kept (:func:`signatures`): a variant's texts, each
+#: about 2 kB
+_KEPT = 1 << 13
+_KEPT_PERM = 64  # signatures are computed this wide at least: a narrower one is its first columns
+_signed: OrderedDict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+
+def signatures(texts: list[str], k: int, num_perm: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """The ``k``-character shingles of each text and their MinHash signatures (``num_perm`` columns).
+
+    The duplicates, leakage and label-conflict checks each search a variant's
+    texts for near pairs, mostly the same texts; each text is shingled and
+    signed once and remembered (the last :data:`_KEPT` texts). Permutation
+    ``p`` uses the same hash whatever ``num_perm`` is, so a signature of 32
+    permutations is the first 32 columns of one of 64: the result is what
+    :func:`minhash` of :func:`~qc.textnorm.char_shingles_many` gives.
+
+    >>> sh, sig = signatures(["the cat sat", "a dog"], 5, 32)
+    >>> ref = char_shingles_many(["the cat sat", "a dog"], 5)
+    >>> bool((sig == minhash(ref, 32)).all()), [len(x) for x in sh] == [len(x) for x in ref]
+    (True, True)
+    """
+    missing = list(dict.fromkeys(t for t in texts if (hit := _signed.get((k, t))) is None
+                                 or hit[1].shape[0] < num_perm))
+    if missing:
+        width = max(num_perm, _KEPT_PERM)
+        fresh = char_shingles_many(missing, k)
+        for t, shingles, sig in zip(missing, fresh, minhash(fresh, width)):
+            _signed[(k, t)] = (shingles, sig)
+    got = []
+    for t in texts:
+        _signed.move_to_end((k, t))
+        got.append(_signed[(k, t)])
+    while len(_signed) > max(_KEPT, len(texts)):
+        _signed.popitem(last=False)
+    sig = np.stack([g[1][:num_perm] for g in got]) if got else np.zeros((0, num_perm), dtype=np.uint64)
+    return [g[0] for g in got], sig
+
+
 def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5, num_perm: int = 32,
                          bands: int = 8, normalized: bool = False, others: list[str] | None = None,
                          groups: list | None = None) -> list[tuple[int, int, float]]:
@@ -83,8 +122,7 @@ def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5
             list(texts) + list(others), threshold=threshold, k=k, num_perm=num_perm, bands=bands,
             normalized=normalized, groups=[0] * n + [1] * len(others))]
     pool = [t if normalized else normalize(t) for t in texts]
-    sh = char_shingles_many(pool, k)
-    sig = minhash(sh, num_perm)
+    sh, sig = signatures(pool, k, num_perm)
     rows = num_perm // bands
     live = np.flatnonzero([len(x) > 0 for x in sh])
     codes = None if groups is None else pd.factorize(pd.Series(list(groups), dtype=object))[0]
@@ -137,12 +175,6 @@ def shorten(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
-def _normalizer():
-    from functools import lru_cache
-
-    return lru_cache(maxsize=None)(normalize)
-
-
 def _units(data: VariantData) -> dict[str, pd.DataFrame]:
     """The texts to compare (normalised): id + text, one row per unit."""
     frame = data.combined
@@ -152,8 +184,7 @@ def _units(data: VariantData) -> dict[str, pd.DataFrame]:
                                        "text": frame["text"].astype(str).map(normalize)})}
     pid = frame["passage_id"].astype(str) if "passage_id" in frame else frame["passage"].astype(str)
     qid = frame["question_id"].astype(str) if "question_id" in frame else pd.Series(range(len(frame))).astype(str)
-    norm = _normalizer()
-    passage_norm = frame["passage"].astype(str).map(norm)
+    passage_norm = frame["passage"].astype(str).map(normalize)
     passages = pd.DataFrame({"id": frame["split"] + ":" + pid, "text": passage_norm})
     passages = passages.drop_duplicates("id").reset_index(drop=True)
     item = frame["question"].astype(str)

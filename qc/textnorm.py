@@ -22,10 +22,23 @@ _BASE = np.uint64(1099511628211)  # FNV prime: any odd 64-bit multiplier works f
 
 
 def normalize(text) -> str:
-    """NFKC, case-folded, whitespace collapsed and stripped (the key for exact duplicates)."""
+    """NFKC, case-folded, whitespace collapsed and stripped (the key for exact duplicates).
+
+    The gate's checks each compare a variant's texts in this form (duplicates, leakage, label
+    conflicts, untranslated items, ...), so the same text is asked for about nine times in a run:
+    the last :data:`_CACHED` texts are remembered (a variant's texts and its pivot's fit).
+    """
     if text is None:
         return ""
-    text = unicodedata.normalize("NFKC", str(text))
+    return _normalized(text if type(text) is str else str(text))
+
+
+_CACHED = 1 << 14
+
+
+@lru_cache(maxsize=_CACHED)
+def _normalized(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
     if any(c in text for c in _SPLIT_ONLY):
         return _SPACE.sub(" ", text).strip().casefold()
     return " ".join(text.split()).casefold()  # the same where str.split's whitespace is regex's \s
