@@ -12,7 +12,9 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/corpus.py, the runner of
 # No network, ever: huggingface_hub and datasets read these when they are first imported (a test module's
 # import at collection time, before any fixture), so they are set here, before any test module is imported;
 # with them unset there, a later lm-eval run retried Hub requests until they timed out (100 s a test).
-for _flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+# HF_EVALUATE_OFFLINE is the `evaluate` library's own flag (it ignores the Hub's): lm-eval looks up a metric
+# it does not register (AfroBench's f1) there, and without it each lookup retried HTTP with sleeps (9 s).
+for _flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_EVALUATE_OFFLINE"):
     os.environ[_flag] = "1"
 
 DATA = Path(__file__).parent / "data"
@@ -27,6 +29,7 @@ def _hermetic(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.setenv("HF_EVALUATE_OFFLINE", "1")
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache / "xdg"))  # uroman's tables (builder.variants.romanize_uroman)
