@@ -54,7 +54,9 @@ def pivot_pairs(data: VariantData) -> dict[str, pd.DataFrame]:
     """
     if data.pivot is None:
         return {}
-    mine, ref = _units(data.tables, data.kind), _units(data.pivot, data.kind)
+    if "pivot_pairs" in data.memo:  # three translation checks ask for the same pairs
+        return data.memo["pivot_pairs"]
+    mine, ref = _units(data.tables, data.kind), _pivot_units(data.pivot, data.kind)
     out = {}
     for unit, texts in mine.items():
         if unit not in ref:
@@ -62,7 +64,18 @@ def pivot_pairs(data: VariantData) -> dict[str, pd.DataFrame]:
         both = texts[texts.index.isin(ref[unit].index)]
         out[unit] = pd.DataFrame({"id": both.index.to_numpy(), "text": both.to_numpy(),
                                   "pivot_text": ref[unit].reindex(both.index).to_numpy()})
+    data.memo["pivot_pairs"] = out
     return out
+
+
+_pivot_seen: list = [None, None, None]  # the last pivot's tables (held, so never another's id), kind, units
+
+
+def _pivot_units(pivot: dict[str, pd.DataFrame], kind: str) -> dict[str, pd.Series]:
+    """:func:`_units` of the pivot, which every variant a worker checks shares: built once, not per variant."""
+    if _pivot_seen[0] is not pivot or _pivot_seen[1] != kind:
+        _pivot_seen[:] = [pivot, kind, _units(pivot, kind)]
+    return _pivot_seen[2]
 
 
 def why_not_compared(data: VariantData) -> tuple[dict[str, pd.DataFrame], str | None]:

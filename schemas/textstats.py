@@ -59,6 +59,7 @@ _ETHIOPIC = {chr(cp): int(unicodedata.numeric(chr(cp))) for cp in range(0x1369, 
 #: Where a number may start. The standard library's ``re`` reads ``\d`` from Python's own Unicode
 #: database (the one ``unicodedata.decimal`` uses); it only skips ahead, :func:`digit_value` decides.
 _START = re.compile(r"[\d\u1369-\u137c]")
+_DIGIT_RUNS = re.compile(r"\d+")  # \d is Unicode Nd, the characters digit_value reads
 
 
 # --- lengths -------------------------------------------------------------------------------------------------
@@ -233,12 +234,9 @@ def letter_digit_share(texts: Iterable[str]) -> float:
     single = total = 0
     for t in texts:
         t = str(t)
-        for i, c in enumerate(t):
-            if digit_value(c) is None or (i > 0 and digit_value(t[i - 1]) is not None):
-                continue
+        for run in _DIGIT_RUNS.finditer(t):  # each maximal run of decimal digits
             total += 1
-            length = _run_length(t, i)
-            end = i + length
-            if length == 1 and ((i > 0 and _latin(t[i - 1])) or (end < len(t) and _latin(t[end]))):
+            i, end = run.span()
+            if end - i == 1 and ((i > 0 and _latin(t[i - 1])) or (end < len(t) and _latin(t[end]))):
                 single += 1
     return single / total if total else 0.0
