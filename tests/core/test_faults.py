@@ -18,6 +18,10 @@ then checks, in this order:
 4. the next, uninterrupted run says what it recovered, leaves no temporary
    file or folder, and writes the same bytes as a run that was never
    interrupted.
+
+The killed run is a process of its own; the earlier outputs, the references
+and the run after the kill run in this process (click's runner), as the
+other CLI tests run commands.
 """
 from __future__ import annotations
 
@@ -32,7 +36,9 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from builder.cli.main import cli
 from schemas.dataset import load_dataset_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,9 +49,15 @@ TEMPORARY = (".tmp", ".staging", ".old", ".commit")
 pytestmark = pytest.mark.slow
 
 
-def builder(*args, env=None, check=None) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "builder", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, **(env or {})})
+def builder(*args, check=None) -> subprocess.CompletedProcess:
+    """``builder ARGS`` in this process (click's runner): the earlier outputs, the references and the run
+    after the kill are not about the process (only the killed run is, :func:`run_killed`), and a
+    subprocess spent most of its time importing what this one has imported already."""
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    proc = subprocess.CompletedProcess(["builder", *map(str, args)], result.exit_code, result.stdout,
+                                       result.stderr)
     if check is not None:
         assert proc.returncode == check, proc.stderr
     return proc
