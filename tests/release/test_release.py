@@ -36,6 +36,20 @@ def _release(args, env=None, check=None):
     return proc
 
 
+def _in_process(args, check=None):
+    """``builder release ARGS`` in this process (click's runner), for a run that is not about the process
+    (its signals, exit by signal, stdout as a terminal gets it): a subprocess spent most of a release's
+    time importing the libraries this process has imported already."""
+    res = CliRunner().invoke(cli, ["release", *map(str, args)])
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    proc = subprocess.CompletedProcess(["builder", "release", *map(str, args)], res.exit_code, res.stdout,
+                                       res.stderr)
+    if check is not None:
+        assert proc.returncode == check, proc.stderr[-3000:]
+    return proc
+
+
 def _files(root: Path) -> dict[str, str]:
     """sha256 of every file under ``root`` (hidden files included: no temporary may be left behind)."""
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -158,7 +172,7 @@ def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path
 
     out = tmp_path / "rel"
     shutil.copytree(reference[0], out)
-    _release([MINI, "--out", out, "-j", "1", "--from", "qc"], check=0)
+    _in_process([MINI, "--out", out, "-j", "1", "--from", "qc"], check=0)
     log = json.loads((out / RUN_LOG).read_text(encoding="utf-8"))
     status = {s["name"]: s["status"] for s in log["stages"]}
     assert status["dataset"] == "skipped" and status["qc"] == "ran" and status["export"] == "ran"
@@ -167,7 +181,7 @@ def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path
 
 def test_two_workers_write_the_same_bytes_and_run_independent_stages_together(reference, tmp_path):
     out = tmp_path / "rel"
-    res = _release([MINI, "--out", out, "-j", "2"], check=0)
+    res = _in_process([MINI, "--out", out, "-j", "2"], check=0)
     assert "extend-nqo_Nkoo: done in" in res.stderr and "(1 of 2 run together)" in res.stderr
     assert _files(out) == _files(reference[0])
 
@@ -205,7 +219,7 @@ def test_killed_anywhere_a_rerun_ends_with_the_same_bytes(reference, tmp_path, p
     killed = _release([MINI, "--out", out, "-j", "1"], env={"BUILDER_FAULT_POINT": point})
     assert killed.returncode == -signal.SIGKILL, (point, killed.returncode, killed.stderr[-2000:])
     assert not (out / "report.html").exists()
-    _release([MINI, "--out", out, "-j", "1"], check=0)
+    _in_process([MINI, "--out", out, "-j", "1"], check=0)
     assert _files(out) == _files(reference[0])
 
 
@@ -231,7 +245,7 @@ def test_an_interrupted_stage_prints_one_line_and_keeps_earlier_outputs(referenc
 
 def test_a_failing_gate_stops_before_the_export(tmp_path):
     out = tmp_path / "rel"
-    res = _release([FAILING, "--out", out, "-j", "1"])
+    res = _in_process([FAILING, "--out", out, "-j", "1"])
     assert res.returncode == 1
     assert "the qc gate failed (1 check(s): hin_Deva:pivot_consistency)" in res.stdout
     assert not (out / "export").exists()
@@ -239,7 +253,7 @@ def test_a_failing_gate_stops_before_the_export(tmp_path):
     assert summary["released"] is False and summary["gate"]["verdict"] == "fail"
     assert summary["gate"]["failing"][0]["check"] == "pivot_consistency"
     assert (out / "report.html").is_file()
-    allowed = _release([FAILING, "--out", out, "-j", "1", "--allow-failing-gate"], check=0)
+    allowed = _in_process([FAILING, "--out", out, "-j", "1", "--allow-failing-gate"], check=0)
     assert "gate fail (failing gate allowed)" in allowed.stdout
     card = (out / "export" / "README.md").read_text(encoding="utf-8")
     assert "Gate: **FAILED**." in card and "--allow-failing-gate" in card
