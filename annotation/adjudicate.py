@@ -29,9 +29,7 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Sequence
 
 from schemas.io import atomic_path, read_text_utf8, require_path
 from schemas.tables import parse_table
@@ -41,6 +39,9 @@ from schemas.records import Decision
 from . import tools
 from .importer import Annotations
 
+if TYPE_CHECKING:  # a release plans with POLICIES only: NumPy is imported where masks are computed
+    import numpy as np
+
 POLICIES = ("sib200", "plurality", "absolute", "unanimous")
 SHEET_LABEL = "lead_label"
 LS_CONTROL, LS_OBJECT = "topic", "text"  # the Choices control and the Text object of the adjudication project
@@ -49,6 +50,7 @@ LS_CONTROL, LS_OBJECT = "topic", "text"  # the Choices control and the Text obje
 def majority_mask(counts: np.ndarray, policy: str = "sib200") -> np.ndarray:
     """Boolean mask of items that get their top label under ``policy``.
 
+    >>> import numpy as np
     >>> c = np.array([[2, 1, 1, 0], [2, 2, 0, 0], [1, 1, 1, 1], [3, 1, 0, 0], [1, 0, 0, 0]])
     >>> majority_mask(c, "sib200").tolist()
     [True, False, False, True, False]
@@ -57,6 +59,8 @@ def majority_mask(counts: np.ndarray, policy: str = "sib200") -> np.ndarray:
     """
     if policy not in POLICIES:
         raise AnnotationError(f"unknown tie policy {policy!r}; allowed: {', '.join(POLICIES)}")
+    import numpy as np
+
     srt = np.sort(counts, axis=1)
     top = srt[:, -1]
     second = srt[:, -2] if counts.shape[1] > 1 else np.zeros_like(top)

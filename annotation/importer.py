@@ -31,9 +31,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from schemas.io import read_text_utf8, require_path
 from schemas.tables import (CONTROL_CHARACTER, INVALID_UTF8, bad_utf8, control_character, jsonl_lines, parse_table,
@@ -43,6 +41,9 @@ from schemas.records import Judgement
 
 from . import tools
 from .tools import TOOL_FORMATS
+
+if TYPE_CHECKING:  # NumPy where codes are built and counted: a release plans with the annotation modules
+    import numpy as np
 
 ID_COLUMNS = ("item_id", "index_id")
 TEXT_COLUMN = "text"
@@ -108,9 +109,12 @@ class Annotations:
 def code_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
     """Per-item label counts from an items x raters code matrix (-1 = missing).
 
+    >>> import numpy as np
     >>> code_counts(np.array([[0, 0, 1], [2, -1, 2]]), 3).tolist()
     [[2, 1, 0], [0, 0, 2]]
     """
+    import numpy as np
+
     codes = np.asarray(codes)
     n_items = codes.shape[0]
     valid = codes >= 0
@@ -292,6 +296,8 @@ def _build(ratings: Mapping[str, Mapping[str, str]], labels, texts, source, skip
     annotators = tuple(sorted({a for r in ratings.values() for a in r}))
     a_index = {a: j for j, a in enumerate(annotators)}
     l_index = {lab: k for k, lab in enumerate(labels)}
+    import numpy as np
+
     codes = np.full((len(item_ids), len(annotators)), -1, dtype=np.int32)
     for i, item in enumerate(item_ids):
         for annotator, label in ratings[item].items():

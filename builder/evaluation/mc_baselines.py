@@ -31,13 +31,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from schemas.errors import SchemaError, UsageError
 
 from .stats import chance_ci
 
-if TYPE_CHECKING:  # frames come from the loader; a release's plan asks only MC_BASELINES here
+if TYPE_CHECKING:  # frames come from the loader; a release's plan asks only MC_BASELINES here (no NumPy either)
+    import numpy as np
     import pandas as pd
 
 MC_BASELINES = ("chance", "sliding_window", "bow_lr")
@@ -60,6 +59,7 @@ class MCResult:
 def _gold(frame: pd.DataFrame) -> np.ndarray:
     if "correct_answer_num" not in frame.columns:
         raise SchemaError(f"MC split lacks correct_answer_num; found {sorted(frame.columns)}")
+    import numpy as np
     import pandas as pd
 
     gold = pd.to_numeric(frame["correct_answer_num"], errors="coerce").to_numpy()
@@ -79,6 +79,8 @@ def _chance(frame, *, language, seed):
 
 def _sliding_window(frame, *, language, seed):
     from qc.overlap import option_features
+    import numpy as np
+
     from qc.sliding_window import pick_with_ties
 
     gold = _gold(frame)

@@ -17,8 +17,6 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from schemas.codes import variant_script
 from schemas.errors import SchemaError, UsageError
 from schemas.runtime.fanout import fan_out
@@ -100,6 +98,8 @@ def _topic_task(task: dict, cfg: RunConfig) -> dict:
         task["baseline"], task["train"]["text"], task["train"]["category"], task["dev"]["text"],
         task["dev"]["category"], task["test"]["text"], seed=cfg.seed, unit=cfg.ngram_unit,
         mlp_max_iter=cfg.mlp_max_iter, where=f"variant {task['train_variant']}, split train")
+    import numpy as np
+
     gold = np.asarray(task["test"]["category"], dtype=object)
     correct = int(np.sum(preds == gold))
     return score_row(task["variant"], task["baseline"], cfg.split, correct, len(gold), seed=cfg.seed,

@@ -46,8 +46,6 @@ from __future__ import annotations
 import warnings
 from typing import Callable, Sequence
 
-import numpy as np
-
 from schemas.errors import SchemaError, UsageError
 
 TOPIC_BASELINES = ("majority", "mlp", "char_tfidf", "char_linear")
@@ -80,6 +78,7 @@ def ngram_counts(unit: str = DEFAULT_NGRAM_UNIT):
     >>> ngram_counts("char").fit(["ab"]).get_feature_names_out().tolist()
     ['a', 'ab', 'b']
     """
+    import numpy as np
     from sklearn.feature_extraction.text import CountVectorizer
 
     if unit not in NGRAM_UNITS:
@@ -88,6 +87,7 @@ def ngram_counts(unit: str = DEFAULT_NGRAM_UNIT):
 
 
 def _majority(train_x, train_y, dev_x, dev_y, test_x, *, seed, **_):
+    import numpy as np
     from sklearn.dummy import DummyClassifier
 
     model = DummyClassifier(strategy="most_frequent").fit(np.zeros((len(train_y), 1)), train_y)
@@ -117,6 +117,7 @@ def _linear_on_char_ngrams(train_x, train_y, dev_x, dev_y, test_x, *, seed, anal
     ``C=1``. The test texts are transformed and predicted once, by the chosen
     model only.
     """
+    import numpy as np
     from sklearn.feature_extraction.text import TfidfTransformer
     from sklearn.svm import LinearSVC
 
@@ -242,4 +243,6 @@ def fit_predict(name: str, train_x: Sequence[str], train_y: Sequence[str], dev_x
                           f"({classes[0]!r} in all {len(train_y)} rows)", file=where)
     preds, params = _FUNCTIONS[name](list(train_x), list(train_y), list(dev_x), list(dev_y), list(test_x),
                                      seed=seed, unit=unit, mlp_max_iter=mlp_max_iter)
+    import numpy as np
+
     return np.asarray(preds, dtype=object), params

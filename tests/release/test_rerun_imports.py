@@ -19,7 +19,7 @@ from builder.cli.main import cli
 ROOT = Path(__file__).resolve().parents[2]
 #: the README's release: every kind of entry (annotation, extend, dataset with align, romanize) is planned
 EXAMPLE = ROOT / "examples" / "sib200-release.yaml"
-HEAVY = ("pandas", "pyarrow", "sklearn", "scipy", "indic_transliteration", "statsmodels", "matplotlib")
+HEAVY = ("numpy", "pandas", "pyarrow", "sklearn", "scipy", "indic_transliteration", "statsmodels", "matplotlib")
 
 _PROGRAM = """
 import json, sys
