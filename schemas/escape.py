@@ -43,7 +43,9 @@ def for_terminal(text, *, keep_newlines: bool = False) -> str:
     with ``keep_newlines`` so does ``\\n`` (for a multi-line report).
     """
     text = str(text)
-    if not any(unicodedata.category(ch) in _CONTROL for ch in text):
+    # isprintable() is False for every category of _CONTROL (and a few more: Zs but space, Co, Cn), so a
+    # printable text is returned at C speed; the rest is scanned character by character
+    if text.isprintable() or not any(unicodedata.category(ch) in _CONTROL for ch in text):
         return text
     return "".join(ch if ch == "\t" or (keep_newlines and ch == "\n")
                    or unicodedata.category(ch) not in _CONTROL else _visible(ch) for ch in text)
