@@ -34,7 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from .result import CheckResult, VariantData, skipped
-from .textnorm import char_shingles_many, normalize
+from .duplicates import signatures
+from .textnorm import normalize
 from .translation import why_not_compared
 
 NAME = "untranslated"
@@ -47,7 +48,8 @@ def similarities(texts: list[str], pivot_texts: list[str], k: int = 5) -> np.nda
     >>> similarities(["Bonjour le monde", "Hello world"], ["Hello world", "Hello world"]).tolist()
     [0.0, 1.0]
     """
-    sh = char_shingles_many([normalize(t) for t in texts] + [normalize(t) for t in pivot_texts], k)
+    # the shingles the near-duplicate checks keep (a variant's texts, and the pivot's for every variant)
+    sh, _ = signatures([normalize(t) for t in texts] + [normalize(t) for t in pivot_texts], k, 1)
     n = len(texts)
     out = np.zeros(n)
     for i in range(n):
