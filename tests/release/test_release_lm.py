@@ -23,7 +23,7 @@ from builder.cli.main import cli
 from builder.evaluation.lm_run import model_args, spread_sample
 
 ROOT = Path(__file__).resolve().parents[2]
-LIMIT = 4
+LIMIT = 2
 
 
 def _model() -> Path:
