@@ -9,8 +9,8 @@ code, script kept, training rows shuffled by seed k). ``--romanized`` of the gen
 whose script has a romanizer (the Brahmic scripts through indic-transliteration; Tibetan, two of
 them, through uroman, as bod_Tibt and dzo_Tibt are in the real release) are romanized by one
 ``romanize: {from: [...]}`` entry. The recipe is the release with its real defaults: the default
-qc gate, the license audit, the default baselines (``baselines: {}``: majority, char_tfidf and
-char_linear for topic data) and the export with lm-eval tasks.
+qc gate, the license audit, the default baselines (``baselines: {}``: majority and char_linear
+for topic data, ``builder.release.plan.DEFAULT_BASELINES``) and the export with lm-eval tasks.
 
 The generated copies keep the shipped data's quirks (the Tibetan sample's duplicate texts fail the
 gate), so the benchmark releases with --allow-failing-gate: every stage runs, the export included.
