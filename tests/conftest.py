@@ -60,8 +60,42 @@ def pytest_addoption(parser):
                           "marked docs_blocks: about 3 CPU minutes, so not in the default run; .ci/run runs them).")
 
 
+#: The test files that take longest (``--durations``; the model release alone is over a minute), started
+#: first, in this order. With ``--dist loadfile`` each file runs on one worker, and xdist otherwise starts the
+#: files with the most tests first: these few-test files were begun near the end, one worker ran the model
+#: release for a minute and more while the other had nothing left. The other files follow in collection order,
+#: the many small doctest modules last, which evens out the two workers' ends.
+LONGEST_FIRST = (
+    "tests/release/test_release_lm.py", "tests/release/test_release.py", "tests/core/test_faults.py",
+    "tests/core/test_fanout.py", "tests/core/test_signals.py", "tests/export/test_export_lm_eval_loop.py",
+    "tests/qc/test_qc_cli.py", "tests/security/test_concurrency.py",
+)
+
+
+def pytest_configure(config):
+    # the controller schedules the files in the order the workers collected them (pytest_collection_modifyitems)
+    if getattr(config.option, "dist", "no") in ("loadfile", "loadscope"):
+        config.option.loadscopereorder = False
+
+
+def _longest_first(items) -> None:
+    root = Path(__file__).parent.parent
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def key(item):
+        try:
+            name = Path(item.path).resolve().relative_to(root).as_posix()
+        except ValueError:
+            return len(rank)
+        return rank.get(name, len(rank))
+
+    items.sort(key=key)  # stable: each file's tests, and the other files, keep their order
+
+
 def pytest_collection_modifyitems(config, items):
-    """The docs' shell blocks run only with ``--docs``; without it each is skipped, named, with the reason."""
+    """The longest test files first (:data:`LONGEST_FIRST`); the docs' shell blocks run only with ``--docs``:
+    without it each is skipped, named, with the reason."""
+    _longest_first(items)
     if config.getoption("--docs"):
         return
     skip = pytest.mark.skip(reason="runs the docs' shell blocks as written (about 3 CPU minutes): pass --docs, "
