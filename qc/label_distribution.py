@@ -63,7 +63,7 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
     labels = set()
     if data.pivot:
         for f in data.pivot.values():
-            labels |= set(f["category"].astype(str))
+            labels |= set(f["category"].astype(str).tolist())
     counts = label_counts(data.tables, sorted(labels))
     low = [(lab, split, int(counts.loc[lab, split])) for lab in counts.index for split in counts.columns
            if counts.loc[lab, split] < params["min_count"]]

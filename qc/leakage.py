@@ -38,7 +38,7 @@ NAMED = 10  # pairs named in a result, with ids and shortened texts
 
 def shared_texts(by_split: dict[str, pd.Series]) -> dict[tuple[str, str], list[str]]:
     """Normalised texts found in both splits of each pair (pairs with none left out)."""
-    sets = {s: set(v.map(normalize)) - {""} for s, v in by_split.items()}
+    sets = {s: set(v.map(normalize).tolist()) - {""} for s, v in by_split.items()}
     out = {}
     for a, b in combinations(list(by_split), 2):
         common = sorted(sets[a] & sets[b])
@@ -59,7 +59,7 @@ def near_shared(by_split: dict[str, pd.Series], ids: dict[str, pd.Series], param
     texts, names, splits = [], [], []
     for split, column in by_split.items():
         seen: set[str] = set()
-        for text, id_ in zip(column.map(normalize), ids[split].astype(str)):
+        for text, id_ in zip(column.map(normalize).tolist(), ids[split].astype(str).tolist()):
             if text and text not in seen:
                 seen.add(text)
                 texts.append(text)
@@ -79,7 +79,7 @@ def exact_pairs(shared: dict[tuple[str, str], list[str]], by_split: dict[str, pd
     first: dict[str, dict[str, str]] = {}
     for split, column in by_split.items():
         seen = first.setdefault(split, {})
-        for text, id_ in zip(column.map(normalize), ids[split].astype(str)):
+        for text, id_ in zip(column.map(normalize).tolist(), ids[split].astype(str).tolist()):
             seen.setdefault(text, id_)
     return [{"ids": [f"{a}:{first[a][t]}", f"{b}:{first[b][t]}"], "texts": [shorten(t)]}
             for (a, b), texts in shared.items() for t in texts]

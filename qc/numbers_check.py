@@ -43,11 +43,11 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
     pairs, why = why_not_compared(data)
     if why:
         return [skipped(data.variant, NAME, why)]
-    letters = letter_digit_share(t for frame in pairs.values() for t in frame["text"])
+    letters = letter_digit_share(t for frame in pairs.values() for t in frame["text"].tolist())
     as_letters = letters > params["letter_digit_share"]
     with_numbers, differ = 0, []
     for unit, frame in pairs.items():
-        for key, text, ref in zip(frame["id"], frame["text"], frame["pivot_text"]):
+        for key, text, ref in zip(frame["id"].tolist(), frame["text"].tolist(), frame["pivot_text"].tolist()):
             mine, theirs = numbers(text, letter_digits=as_letters), numbers(ref, letter_digits=as_letters)
             if not mine and not theirs:
                 continue

@@ -41,9 +41,10 @@ def _keyed(tables: dict[str, pd.DataFrame], kind: str) -> pd.Series:
 def compare_to_pivot(tables: dict[str, pd.DataFrame], pivot: dict[str, pd.DataFrame], kind: str) -> dict:
     """Counts of pivot items missing here, items not in the pivot, and changed answers."""
     mine, ref = _keyed(tables, kind), _keyed(pivot, kind)
-    missing = sorted(set(ref.index) - set(mine.index))
-    extra = sorted(set(mine.index) - set(ref.index))
-    both = sorted(set(ref.index) & set(mine.index))
+    mine_ids, ref_ids = set(mine.index.tolist()), set(ref.index.tolist())  # lists: Arrow strings iterate slowly
+    missing = sorted(ref_ids - mine_ids)
+    extra = sorted(mine_ids - ref_ids)
+    both = sorted(ref_ids & mine_ids)
     mine_both, ref_both = mine.reindex(both).tolist(), ref.reindex(both).tolist()  # keys are unique
     changed = [k for k, a, b in zip(both, mine_both, ref_both) if a != b]
     examples = [f"missing {k}" for k in missing[:3]] + [f"extra {k}" for k in extra[:3]] + \

@@ -77,12 +77,14 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
     near, warn, k = params["near_jaccard"], params["warn_jaccard"], params["shingle"]
     ids, sims, texts, same = [], [], [], []
     for unit, frame in pairs.items():
-        mine, ref = frame["text"].map(normalize), frame["pivot_text"].map(normalize)
-        judged = (ref.str.len() >= params["min_chars"]).to_numpy()
-        ids += [f"{unit}:{i}" for i in frame["id"][judged]]
-        sims += similarities(frame["text"][judged].tolist(), frame["pivot_text"][judged].tolist(), k).tolist()
-        texts += frame["text"][judged].tolist()
-        same += (mine[judged] == ref[judged]).tolist()
+        # lists, not Series: the columns are Arrow strings, slow to iterate from Python
+        text, pivot_text, key = frame["text"].tolist(), frame["pivot_text"].tolist(), frame["id"].tolist()
+        mine, ref = [normalize(t) for t in text], [normalize(t) for t in pivot_text]
+        judged = [i for i, r in enumerate(ref) if len(r) >= params["min_chars"]]
+        ids += [f"{unit}:{key[i]}" for i in judged]
+        sims += similarities([text[i] for i in judged], [pivot_text[i] for i in judged], k).tolist()
+        texts += [text[i] for i in judged]
+        same += [mine[i] == ref[i] for i in judged]
     sims_a, n = np.array(sims), len(sims)
     bad = [i for i in range(n) if sims_a[i] >= near]
     partial = [i for i in range(n) if warn <= sims_a[i] < near]
