@@ -68,7 +68,10 @@ def pytest_addoption(parser):
 LONGEST_FIRST = (
     "tests/release/test_release_lm.py", "tests/release/test_release.py", "tests/core/test_faults.py",
     "tests/core/test_fanout.py", "tests/core/test_signals.py", "tests/export/test_export_lm_eval_loop.py",
-    "tests/qc/test_qc_cli.py", "tests/security/test_concurrency.py",
+    "tests/qc/test_qc_cli.py", "tests/security/test_concurrency.py", "tests/release/test_rerun_imports.py",
+    "tests/release/test_release_tasks.py", "tests/qc/test_qc_license_agreement.py",
+    "tests/evaluation/test_evaluate_backend.py", "tests/variants/test_variants_describe.py",
+    "tests/schemas/test_schemas_codes.py",
 )
 
 
