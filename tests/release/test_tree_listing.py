@@ -1,0 +1,45 @@
+"""A stage's digest lists its folder's files with ``os.walk`` (``stages._visible_files``); the list, and so
+every digest a release has recorded, must be what the ``Path.rglob`` listing it replaced gives: the same
+files (hidden names and hidden folders left out, a symlinked folder not entered, a broken link not a file)
+in the order ``Path`` objects sort (by parts: ``a/b`` before ``a-c``)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from builder.release import stages
+
+
+def _rglob_listing(path: Path) -> list[tuple[str, str]]:
+    out = []
+    for p in sorted(path.rglob("*")):
+        rel = p.relative_to(path)
+        if p.is_file() and not any(part.startswith(".") for part in rel.parts):
+            out.append((rel.as_posix(), str(p)))
+    return out
+
+
+_NAMES = st.sampled_from(["a", "b", "a-c", "a.b", ".hidden", "A", "a b", "é", "a_", "z", "0"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(_NAMES, min_size=1, max_size=3), min_size=1, max_size=12))
+def test_the_listing_is_the_rglob_listing(tmp_path_factory, paths):
+    root = tmp_path_factory.mktemp("tree")
+    for parts in paths:
+        target = root.joinpath(*parts)
+        if any(p.is_file() for p in [target, *target.parents] if p != root and root in p.parents):
+            continue  # a file already holds this name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            target.write_text("x")
+    (root / "outside").mkdir(exist_ok=True)
+    (root / "outside" / "f").write_text("y")
+    os.symlink(root / "outside", root / "linked-dir")       # a symlinked folder: listed by rglob, not entered
+    os.symlink(root / "outside" / "f", root / "linked-file")  # a link to a file: a file
+    os.symlink(root / "missing", root / "broken")            # a broken link: not a file
+    got = [(rel, str(p)) for rel, p in stages._visible_files(root)]
+    assert got == _rglob_listing(root)
