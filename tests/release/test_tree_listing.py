@@ -43,3 +43,14 @@ def test_the_listing_is_the_rglob_listing(tmp_path_factory, paths):
     os.symlink(root / "missing", root / "broken")            # a broken link: not a file
     got = [(rel, str(p)) for rel, p in stages._visible_files(root)]
     assert got == _rglob_listing(root)
+
+
+def test_paths_are_made_absolute_against_the_working_folder_of_the_moment(tmp_path, monkeypatch):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    monkeypatch.chdir(tmp_path / "one")
+    assert stages._abspath("x/../y") == str(tmp_path / "one" / "y")
+    assert stages.within("y", tmp_path / "one") and not stages.within("y", tmp_path / "two")
+    monkeypatch.chdir(tmp_path / "two")  # the remembered normpath must not answer for the old folder
+    assert stages._abspath("x/../y") == str(tmp_path / "two" / "y")
+    assert stages.within("y", tmp_path / "two") and not stages.within("y", tmp_path / "one")
