@@ -192,9 +192,12 @@ from pathlib import Path
 from schemas.runtime.outputs import lock_beside, output_lock
 target = Path(sys.argv[1])
 with output_lock(lock_beside(target), target, "export"):
+    started, ready = os.pipe()
     if os.fork() == 0:  # a worker that will outlive its run
+        os.write(ready, b"1")  # the fork's after-child hooks have run: the kill below may come now
         time.sleep(60)
         os._exit(0)
+    os.read(started, 1)  # without this wait a loaded machine let the kill come before the child ran at all
     print("held", flush=True)
     sys.stdin.readline()
 """
