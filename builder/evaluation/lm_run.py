@@ -200,7 +200,9 @@ def _quiet_libraries(log: Path):
         except (subprocess.CalledProcessError, OSError):
             return None
 
-    env = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+    # HF_EVALUATE_OFFLINE: lm-eval looks some metrics up in the evaluate library, which ignores the Hub's
+    # flag and retries HTTP with sleeps
+    env = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1",
            "TRANSFORMERS_VERBOSITY": "error", "TOKENIZERS_PARALLELISM": "false", "TQDM_DISABLE": "1"}
     loggers = {name: logging.getLogger(name) for name in
                ("lm_eval", "lm-eval", "transformers", "datasets", "accelerate", "huggingface_hub", "gguf")}
@@ -217,8 +219,11 @@ def _quiet_libraries(log: Path):
         stack.enter_context(mock.patch.object(lm_eval.evaluator, "get_git_commit_hash", git_hash))
         # the libraries read the offline flags once, when first imported (an earlier stage's export may
         # have imported datasets): set where they keep them, or a missing file becomes Hub requests
-        for module, names in ((huggingface_hub.constants, ("HF_HUB_OFFLINE",)),
-                              (datasets.config, ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))):
+        kept = [(huggingface_hub.constants, ("HF_HUB_OFFLINE",)),
+                (datasets.config, ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))]
+        if "evaluate.config" in sys.modules:  # imported before: it read its flag then
+            kept.append((sys.modules["evaluate.config"], ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE")))
+        for module, names in kept:
             for name in names:
                 if hasattr(module, name):
                     stack.enter_context(mock.patch.object(module, name, True))

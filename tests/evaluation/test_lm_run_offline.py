@@ -1,0 +1,32 @@
+"""``evaluate lm`` runs lm-eval offline: every library's own flag is set for the run and restored after it,
+the ``evaluate`` library's too (lm-eval looks some metrics up there, and it ignores the Hub's flag: it
+retried HTTP with sleeps)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from builder.evaluation import lm_run
+
+
+def test_the_run_is_offline_for_every_library_and_restored_after(tmp_path, monkeypatch):
+    if not os.environ.get("CI"):  # .ci/run installs the lmeval extra: there a missing library fails
+        pytest.importorskip("evaluate")
+    import datasets.config
+    import evaluate.config  # imported before the run: its flag is read at import
+    import huggingface_hub.constants
+
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_EVALUATE_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(evaluate.config, "HF_EVALUATE_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    with lm_run._quiet_libraries(tmp_path / "run.log"):
+        assert all(os.environ[n] == "1" for n in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE",
+                                                  "HF_EVALUATE_OFFLINE"))
+        assert evaluate.config.HF_EVALUATE_OFFLINE is True and huggingface_hub.constants.HF_HUB_OFFLINE is True
+        assert datasets.config.HF_DATASETS_OFFLINE is True
+        os.write(2, b"to the log\n")  # what the libraries write to the process's stderr
+    assert "HF_EVALUATE_OFFLINE" not in os.environ and evaluate.config.HF_EVALUATE_OFFLINE is False
+    assert huggingface_hub.constants.HF_HUB_OFFLINE is False
+    assert "to the log" in (tmp_path / "run.log").read_text()
