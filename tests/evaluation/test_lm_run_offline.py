@@ -30,3 +30,23 @@ def test_the_run_is_offline_for_every_library_and_restored_after(tmp_path, monke
     assert "HF_EVALUATE_OFFLINE" not in os.environ and evaluate.config.HF_EVALUATE_OFFLINE is False
     assert huggingface_hub.constants.HF_HUB_OFFLINE is False
     assert "to the log" in (tmp_path / "run.log").read_text()
+
+
+def test_a_gguf_file_is_parsed_once_while_lm_eval_runs(tmp_path):
+    gguf = pytest.importorskip("gguf") if not os.environ.get("CI") else __import__("gguf")
+    import numpy as np
+
+    path = tmp_path / "tiny.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_block_count(1)
+    writer.add_tensor("w", np.ones((2, 2), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    real = gguf.GGUFReader
+    with lm_run._gguf_read_once():
+        first, again = gguf.GGUFReader(path), gguf.GGUFReader(str(path))
+        assert first is again and isinstance(first, real)  # config, tokenizer and weights share one parse
+        assert [t.name for t in first.tensors] == ["w"]
+    assert gguf.GGUFReader is real and gguf.GGUFReader(path) is not first
