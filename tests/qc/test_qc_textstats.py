@@ -190,3 +190,31 @@ def test_numbers_are_the_same_in_every_script_and_grouping(n, zero):
 @given(st.lists(texts, max_size=5))
 def test_letter_digit_share_is_a_share(values):
     assert 0.0 <= letter_digit_share(values) <= 1.0
+
+
+# -- letter_digit_share finds digit runs with a regex: it must count what a per-character scan counts ------
+
+
+def _share_by_scan(texts):
+    single = total = 0
+    for t in texts:
+        for i, c in enumerate(t):
+            if digit_value(c) is None or (i > 0 and digit_value(t[i - 1]) is not None):
+                continue
+            total += 1
+            end = i + textstats._run_length(t, i)
+            if end - i == 1 and ((i > 0 and textstats._latin(t[i - 1])) or (end < len(t) and textstats._latin(t[end]))):
+                single += 1
+    return single / total if total else 0.0
+
+
+def test_every_nd_character_is_a_digit_run_of_one_for_the_letter_digit_share():
+    assert letter_digit_share([f"a{c} " for c in ND]) == 1.0
+    assert letter_digit_share([f" {c} ²" for c in ND]) == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.one_of(st.sampled_from(ND), st.sampled_from("aZé ع²¹-,.Ⅻ፲")), max_size=15),
+                max_size=6))
+def test_the_letter_digit_share_is_the_character_scans(texts):
+    assert letter_digit_share(texts) == _share_by_scan(texts)
