@@ -175,7 +175,7 @@ def lm_cmd(app, export, model, out, tasks, limit, batch_size, device, num_fewsho
     """
     from builder.tasks.evaluate import LmOptions, run_lm
 
-    result = run_lm(LmOptions(export, model, out, tasks=tuple(tasks) or ("all",), limit=limit,
+    result = run_lm(LmOptions(export=export, model=model, out=out, tasks=tuple(tasks) or ("all",), limit=limit,
                               batch_size=batch_size, device=device, seed=seed, num_fewshot=num_fewshot),
                     app.reporter())
     app.show(result)

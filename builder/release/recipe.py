@@ -54,13 +54,16 @@ import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from schemas.codes import validate_variant_code
 from schemas.errors import RecipeError, ToolkitError
 from schemas.io import read_text_utf8, read_yaml, require_path
 from schemas.names import shown
 from schemas.validate import Checker, unknown_key
+
+if TYPE_CHECKING:
+    from builder.tasks.evaluate import LmSettings
 
 VERSION = 1
 
@@ -199,22 +202,6 @@ class BaselineSettings:
 
 
 @dataclass(frozen=True)
-class LmEvalSettings:
-    """``lm_eval:``: the model (a folder or a GGUF file) run on the export's lm-eval tasks (``tasks``: "all"
-    or variants / task names), ``limit`` items per task spread over the labels (None: every test item).
-    Its fields are :class:`builder.tasks.evaluate.LmOptions`' but the export and the output, which the
-    stage passes on as they are."""
-
-    model: Path
-    tasks: tuple[str, ...] = ("all",)
-    limit: int | None = None
-    batch_size: int = 1
-    device: str = "cpu"
-    seed: int = 0
-    num_fewshot: int | None = None
-
-
-@dataclass(frozen=True)
 class ReleaseRecipe:
     """A validated release recipe (see the module docstring)."""
 
@@ -229,7 +216,7 @@ class ReleaseRecipe:
     qc: QCSettings = field(default_factory=QCSettings)
     export: ExportSettings = field(default_factory=ExportSettings)
     baselines: BaselineSettings | None = None
-    lm_eval: LmEvalSettings | None = None
+    lm_eval: LmSettings | None = None  # builder.tasks.evaluate.LmSettings, the command's own
     file: Path | None = None
 
     @property
@@ -353,7 +340,7 @@ def release_from_dict(data: Any, *, file: Path | None = None) -> ReleaseRecipe:
         lm_eval=_lm_eval(chk, data["lm_eval"], export) if data.get("lm_eval") is not None else None, file=file)
 
 
-def _lm_eval(chk: _Release, raw_value: Any, export: ExportSettings) -> LmEvalSettings:
+def _lm_eval(chk: _Release, raw_value: Any, export: ExportSettings) -> LmSettings:
     """``lm_eval:``: the model must exist (a folder or a file); the export must write lm-eval tasks."""
     raw = dict(chk.mapping("lm_eval", raw_value))
     chk.keys("lm_eval", raw, _LM_EVAL)
@@ -363,9 +350,10 @@ def _lm_eval(chk: _Release, raw_value: Any, export: ExportSettings) -> LmEvalSet
     tasks = ("all",) if tasks == "all" else chk.names("lm_eval.tasks", tasks)
     optional = {k: chk.integer(f"lm_eval.{k}", raw[k], low) for k, low in
                 (("limit", 1), ("batch_size", 1), ("seed", 0), ("num_fewshot", 0)) if k in raw}
-    return LmEvalSettings(model=chk.path("lm_eval.model", raw["model"]), tasks=tasks,
-                          device=chk.text("lm_eval.device", raw["device"]) if "device" in raw else "cpu",
-                          **optional)
+    from builder.tasks.evaluate import LmSettings  # here: only a recipe with lm_eval: pays its import
+
+    return LmSettings(model=chk.path("lm_eval.model", raw["model"]), tasks=tasks,
+                      device=chk.text("lm_eval.device", raw["device"]) if "device" in raw else "cpu", **optional)
 
 
 def _baselines(chk: _Release, raw_value: Any) -> BaselineSettings:

@@ -222,7 +222,7 @@ def lm_eval(dataset: Path, settings, options: dict, where: dict, report) -> Call
             run_export(ExportOptions(built=dataset, out=stage / "tasks", lm_eval=True, license=options["license"],
                                      name=options["name"], pretty_name=options["pretty_name"], jobs=where["jobs"],
                                      backend=where["backend"], address=where["address"]), QUIET)
-            # the recipe's lm_eval settings are the command's options (builder.release.recipe.LmEvalSettings)
+            # the recipe's lm_eval settings are the command's own (builder.tasks.evaluate.LmSettings)
             res = run_lm(LmOptions(export=stage / "tasks", out=stage / "results", **dataclasses.asdict(settings)),
                          report)
         for line in res.lines:  # (its notes name the staging folder)

@@ -233,20 +233,26 @@ def run_prompts(options: PromptsOptions, report: Reporter = QUIET) -> PromptsRes
 # -- a language model through lm-eval ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class LmOptions:
-    """``builder evaluate lm``: ``model`` (a model folder or a GGUF file) on the lm-eval tasks of ``export``
+class LmSettings:
+    """A language-model run: ``model`` (a model folder or a GGUF file) on an export's lm-eval tasks
     (``tasks``: "all", or task names / variant codes), the test split of each, ``limit`` items of each spread
-    over the labels (seeded), written to ``out``."""
+    over the labels (seeded; None: every test item). A release recipe's ``lm_eval:`` is one."""
 
-    export: Path
     model: Path
-    out: Path
     tasks: tuple[str, ...] = ("all",)
     limit: int | None = None
     batch_size: int = 1
     device: str = "cpu"
     seed: int = 0
     num_fewshot: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LmOptions(LmSettings):
+    """``builder evaluate lm``: the run of :class:`LmSettings` on the tasks of ``export``, written to ``out``."""
+
+    export: Path
+    out: Path
 
 
 @dataclass
