@@ -157,7 +157,7 @@ class Digests:
 
     def maker(self, path: Path) -> tuple[str, str | None] | None:
         """``(stage, output sha256)`` of the earlier stage whose output holds ``path``, if any."""
-        p = os.path.abspath(path)
+        p = _abspath(os.fspath(path))
         for out, made in self._outputs.items():
             if within(p, out):
                 return made
@@ -224,7 +224,7 @@ class Recorder:
         out: dict[str, dict] = {"release": {}, "recipe": {}}
         for key, row in sorted(self.digests.stamps.items()):
             where = "release" if within(key, root) and key != root else "recipe"
-            out[where][self.rel(Path(key))] = list(row)
+            out[where][self.rel(key)] = list(row)
         return out
 
     def folder(self, stage: Stage) -> Path:
