@@ -13,7 +13,7 @@ equal the CLI's ``results.csv``. Reported in Markdown:
 - per script family (the ISO 15924 part of the variant code): the family's
   mean per baseline and the gain of ``char_linear`` over ``mlp`` (and over
   ``char_tfidf``);
-- per variant: accuracy, the ``C`` chosen on dev and the fit+predict cost in
+- per variant: accuracy, the ridge ``alpha`` chosen on dev and the fit+predict cost in
   CPU seconds of this process (``time.process_time``: training, the dev
   selection, predicting test; data loading and imports excluded: one small
   warm-up fit per baseline first). CPU seconds rather than
@@ -45,7 +45,7 @@ def _columns(frame) -> tuple[list[str], list[str]]:
 
 
 def measure(data: Path, baselines, seed: int = 0) -> list[dict]:
-    """One row per (variant, baseline): accuracy, chosen C, CPU seconds of fit + predict."""
+    """One row per (variant, baseline): accuracy, chosen alpha, CPU seconds of fit + predict."""
     from threadpoolctl import threadpool_limits
 
     ds = load_dataset_dir(data)
@@ -67,7 +67,7 @@ def measure(data: Path, baselines, seed: int = 0) -> list[dict]:
             correct = sum(p == g for p, g in zip(preds.tolist(), test[1]))
             rows.append({"variant": v, "script": variant_script(v) or "", "baseline": b, "n": len(test[1]),
                          "correct": correct, "accuracy": 100.0 * correct / len(test[1]), "cpu_s": cpu,
-                         "C": params.get("C")})
+                         "alpha": params.get("alpha")})
             print(f"  {v} {b}: {rows[-1]['accuracy']:.1f} ({cpu:.2f} CPU s)", file=sys.stderr, flush=True)
     return rows
 
@@ -102,14 +102,14 @@ def report(rows, baselines) -> str:
             if "char_tfidf" in baselines:
                 line += f" {_mean(rows, strong, vs) - _mean(rows, 'char_tfidf', vs):+.1f} |"
         out.append(line)
-    out += ["", "Accuracy % per variant (the C chosen on dev in brackets) and fit+predict CPU seconds:", "",
+    out += ["", "Accuracy % per variant (the alpha chosen on dev in brackets) and fit+predict CPU seconds:", "",
             "| variant | " + " | ".join(f"{b} | {b} CPU s" for b in baselines) + " |",
             "|---|" + "---:|---:|" * len(baselines)]
     for v in variants:
         cells = []
         for b in baselines:
             r = by[(v, b)]
-            cells.append(f"{r['accuracy']:.1f}" + (f" ({r['C']:g})" if r["C"] is not None else ""))
+            cells.append(f"{r['accuracy']:.1f}" + (f" ({r['alpha']:g})" if r['alpha'] is not None else ""))
             cells.append(f"{r['cpu_s']:.2f}")
         out.append(f"| {v} | " + " | ".join(cells) + " |")
     for name, agg in (("median", statistics.median), ("total", sum)):

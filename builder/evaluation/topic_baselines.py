@@ -13,26 +13,27 @@
     Devanagari words at vowel signs. Counts are float32, which halves the
     training time and leaves the published settings unchanged.
 ``char_tfidf``
-    TF-IDF over character 1-3-grams (sublinear tf) and a linear SVM whose
-    ``C`` is chosen on the dev split from :data:`CHAR_TFIDF_C_GRID` (ties to
-    the smaller ``C``; ``C=1`` without a dev split), then trained on train only.
+    TF-IDF over character 1-3-grams (sublinear tf) and one-vs-rest ridge
+    classification (scikit-learn's ``RidgeClassifier``: a least-squares fit to
+    +1/-1 per label, the label of the highest score wins) whose
+    regularisation ``alpha`` is chosen on the dev split from
+    :data:`RIDGE_ALPHA_GRID` (ties to the larger ``alpha``, the simpler model;
+    :data:`RIDGE_ALPHA` without a dev split), then trained on train only.
 ``char_linear``
     The default strong baseline: the same model on word-boundary-aware
     character 1-5-grams (scikit-learn's ``char_wb``: n-grams inside each word
     padded with spaces, so word starts and ends are features and no n-gram
-    spans two words), ``C`` chosen on dev from :data:`CHAR_LINEAR_C_GRID`.
-    The longer n-grams carry most of the gain over ``char_tfidf``
-    (BENCHMARKS.md, "Strong classical baseline"). The test split is only ever
-    predicted: selection sees train and dev alone.
+    spans two words). The longer n-grams carry most of the gain over
+    ``char_tfidf`` (BENCHMARKS.md, "Strong classical baseline"). The test
+    split is only ever predicted: selection sees train and dev alone.
 
-The n-gram counts and their TF-IDF weights are fitted once per variant and
-reused by every ``C`` of the grid, with the columns that repeat another one
-exactly merged (:func:`~builder.evaluation.ngrams.identical_columns`: the same
-model, a quarter fewer non-zeros for liblinear to pass over); liblinear's dual coordinate descent (the
-solver that suits ``n_samples << n_features``) stops at
-:data:`LINEAR_SVC_TOL`, which gives the same predictions and the same chosen
-``C`` as scikit-learn's default ``1e-4`` on all 24 shipped variants for a
-quarter less CPU time (BENCHMARKS.md, "Issue 25").
+The n-gram counts and their TF-IDF weights are fitted once per variant, and
+so is the Gram matrix of the training rows, which every label and every
+``alpha`` of the grid then solves against exactly
+(:class:`~builder.evaluation.ridge.RidgePath`). Until issue 25 the linear
+baselines were a ``LinearSVC`` with ``C`` on a grid: ridge scores within
+the same band on the 24 shipped variants (``char_linear`` 73.26 against
+72.92) for under half the CPU (BENCHMARKS.md, "Issue 25, third pass").
 
 Every function takes texts and labels and returns ``(predictions, params)``;
 ``params`` records the settings and choices that produced the predictions.
@@ -53,14 +54,12 @@ NGRAM_UNITS = ("char", "word")
 DEFAULT_NGRAM_UNIT = "char"
 #: SIB-200 Table 8: "MLP ... default settings ... 300 iterations".
 MLP_MAX_ITER = 300
-CHAR_TFIDF_C_GRID = (0.3, 1.0, 3.0)
-#: half-decade steps around liblinear's default C=1
-CHAR_LINEAR_C_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
+#: the linear baselines' ridge regularisation, half-decade steps; the shipped variants choose 0.03-1 on dev
+RIDGE_ALPHA_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
+#: ``alpha`` without a dev split to choose on: the grid's middle
+RIDGE_ALPHA = 0.1
 #: word-boundary-aware character n-grams of ``char_linear``
 CHAR_LINEAR_NGRAMS = ("char_wb", (1, 5))
-#: liblinear's stopping tolerance for both linear baselines (scikit-learn's default is 1e-4, which only adds
-#: iterations at large C: the same predictions on the shipped variants, BENCHMARKS.md "Issue 25")
-LINEAR_SVC_TOL = 1e-3
 
 
 def ngram_counts(unit: str = DEFAULT_NGRAM_UNIT):
@@ -109,62 +108,56 @@ def _mlp(train_x, train_y, dev_x, dev_y, test_x, *, seed, unit=DEFAULT_NGRAM_UNI
     return model.predict(vec.transform(test_x)), params
 
 
-def _linear_on_char_ngrams(train_x, train_y, dev_x, dev_y, test_x, *, seed, analyzer, ngram_range, grid):
-    """TF-IDF (sublinear tf) on character n-grams + ``LinearSVC``, ``C`` chosen on dev; ``(predictions, params)``.
+def _ridge_on_char_ngrams(train_x, train_y, dev_x, dev_y, test_x, *, analyzer, ngram_range):
+    """TF-IDF (sublinear tf) on character n-grams + one-vs-rest ridge, ``alpha`` chosen on dev; ``(predictions, params)``.
 
-    Each ``C`` of ``grid`` (ascending) is trained on train and scored on dev;
-    the best dev accuracy wins, ties to the smaller ``C``; without a dev split
-    ``C=1``. The test texts are transformed and predicted once, by the chosen
-    model only.
+    Each ``alpha`` of :data:`RIDGE_ALPHA_GRID` is solved on train and scored
+    on dev; the best dev accuracy wins, ties to the larger ``alpha``; without a
+    dev split :data:`RIDGE_ALPHA`. The test texts are transformed and
+    predicted once, by the chosen solution only.
     """
     import numpy as np
     from sklearn.feature_extraction.text import TfidfTransformer
-    from sklearn.svm import LinearSVC
 
-    from .ngrams import CharNgramCounts, identical_columns
+    from .ngrams import CharNgramCounts
+    from .ridge import RidgePath
 
-    # = TfidfVectorizer(analyzer=analyzer, ngram_range=ngram_range, sublinear_tf=True), with the faster
-    # counter; float64, which liblinear needs (float32 would be copied at every fit)
+    # = TfidfVectorizer(analyzer=analyzer, ngram_range=ngram_range, sublinear_tf=True), with the faster counter
     counts = CharNgramCounts(ngram_range, dtype=np.float64, analyzer=analyzer)
     tfidf = TfidfTransformer(sublinear_tf=True)
-    X = tfidf.fit_transform(counts.fit_transform(train_x))
-    n_features = int(X.shape[1])
-    merge = identical_columns(X)  # the same model on a quarter of the non-zeros (ngrams.identical_columns)
+    path = RidgePath(tfidf.fit_transform(counts.fit_transform(train_x)), train_y)
 
     def features(texts):
-        return tfidf.transform(counts.transform(texts)) @ merge
+        return tfidf.transform(counts.transform(texts))
 
-    X = X @ merge
-    grid = tuple(grid) if len(dev_y) else (1.0,)
+    grid = RIDGE_ALPHA_GRID if len(dev_y) else (RIDGE_ALPHA,)
     Xd = features(dev_x) if len(dev_y) else None
     best = None
-    for C in grid:
-        model = LinearSVC(C=C, tol=LINEAR_SVC_TOL, random_state=seed).fit(X, train_y)
-        dev_acc = float(np.mean(model.predict(Xd) == np.asarray(dev_y))) if Xd is not None else None
+    for alpha in sorted(grid, reverse=True):  # the larger alpha first: it keeps a tie
+        solution = path.solve(alpha)
+        dev_acc = float(np.mean(path.predict(solution, Xd) == np.asarray(dev_y))) if Xd is not None else None
         if best is None or (dev_acc is not None and dev_acc > best[0]):
-            best = (dev_acc, C, model)
-    dev_acc, C, model = best
-    params = {"analyzer": analyzer, "ngram_range": list(ngram_range), "sublinear_tf": True, "model": "LinearSVC",
-              "tol": LINEAR_SVC_TOL, "C": C, "C_grid": list(grid), "dev_accuracy": None if dev_acc is None else round(dev_acc, 6),
-              "n_features": n_features}
-    return model.predict(features(test_x)), params
+            best = (dev_acc, alpha, solution)
+    dev_acc, alpha, solution = best
+    params = {"analyzer": analyzer, "ngram_range": list(ngram_range), "sublinear_tf": True, "model": "ridge",
+              "alpha": alpha, "alpha_grid": list(grid), "dev_accuracy": None if dev_acc is None else round(dev_acc, 6),
+              "n_features": int(path.X.shape[1])}
+    return path.predict(solution, features(test_x)), params
 
 
-def _char_tfidf(train_x, train_y, dev_x, dev_y, test_x, *, seed, **_):
-    return _linear_on_char_ngrams(train_x, train_y, dev_x, dev_y, test_x, seed=seed, analyzer="char",
-                                  ngram_range=(1, 3), grid=CHAR_TFIDF_C_GRID)
+def _char_tfidf(train_x, train_y, dev_x, dev_y, test_x, **_):
+    return _ridge_on_char_ngrams(train_x, train_y, dev_x, dev_y, test_x, analyzer="char", ngram_range=(1, 3))
 
 
-def _char_linear(train_x, train_y, dev_x, dev_y, test_x, *, seed, **_):
+def _char_linear(train_x, train_y, dev_x, dev_y, test_x, **_):
     analyzer, ngram_range = CHAR_LINEAR_NGRAMS
-    return _linear_on_char_ngrams(train_x, train_y, dev_x, dev_y, test_x, seed=seed, analyzer=analyzer,
-                                  ngram_range=ngram_range, grid=CHAR_LINEAR_C_GRID)
+    return _ridge_on_char_ngrams(train_x, train_y, dev_x, dev_y, test_x, analyzer=analyzer, ngram_range=ngram_range)
 
 
 #: the scikit-learn modules each baseline imports when it runs (:func:`prewarm`)
 _MODULES = {"majority": ("sklearn.dummy",), "mlp": ("sklearn.neural_network", "sklearn.feature_extraction.text"),
-            "char_tfidf": ("sklearn.svm", "sklearn.feature_extraction.text"),
-            "char_linear": ("sklearn.svm", "sklearn.feature_extraction.text")}
+            "char_tfidf": ("sklearn.feature_extraction.text", "scipy.linalg"),
+            "char_linear": ("sklearn.feature_extraction.text", "scipy.linalg")}
 
 
 def prewarm(names: Sequence[str]) -> None:
@@ -216,7 +209,7 @@ def fit_predict(name: str, train_x: Sequence[str], train_y: Sequence[str], dev_x
     -------
     predictions : ndarray of str, shape (len(test_x),)
     params : dict
-        Settings and choices (e.g. the ``C`` chosen on dev, the MLP's iterations).
+        Settings and choices (e.g. the ``alpha`` chosen on dev, the MLP's iterations).
 
     Examples
     --------
@@ -226,8 +219,8 @@ def fit_predict(name: str, train_x: Sequence[str], train_y: Sequence[str], dev_x
     >>> preds.tolist()
     ['sports']
     >>> preds, params = fit_predict("char_linear", x, y, x[:2], y[:2], ["the team match"])
-    >>> preds.tolist(), params["analyzer"], params["C"]  # every C is perfect on this dev: the smallest wins
-    (['sports'], 'char_wb', 0.1)
+    >>> preds.tolist(), params["analyzer"], params["alpha"]  # every alpha is perfect on this dev: the largest wins
+    (['sports'], 'char_wb', 1.0)
     >>> fit_predict("mlp", x[:2], ["sports", "sports"], [], [], ["a"], where="variant x, split train")
     Traceback (most recent call last):
     ...

@@ -70,7 +70,7 @@ def test_cli_writes_every_output_with_n_and_ci(small_sib, tmp_path):
         assert (float(r["ci_low"]), float(r["ci_high"])) == pytest.approx(accuracy_ci(k, n), abs=1e-6)
         assert r["seed"] == "0" and r["split"] == "test"
     tfidf = json.loads(next(r for r in rows if r["baseline"] == "char_tfidf")["params"])
-    assert tfidf["C"] in tfidf["C_grid"] and tfidf["dev_accuracy"] is not None
+    assert tfidf["alpha"] in tfidf["alpha_grid"] and tfidf["dev_accuracy"] is not None
     report = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert report["settings"]["seed"] == 0 and report["settings"]["ci_method"] == "wilson"
     assert set(report["means"]) == {"majority", "char_tfidf", "char_linear"}

@@ -1,12 +1,12 @@
 """The strong classical topic baseline ``char_linear`` (issue 16): its counter, selection on dev, its floor.
 
-``char_linear`` is TF-IDF on word-boundary-aware character 1-5-grams + a
-linear SVM whose C is chosen on dev. These tests pin down that:
+``char_linear`` is TF-IDF on word-boundary-aware character 1-5-grams + one-vs-rest
+ridge classification whose alpha is chosen on dev. These tests pin down that:
 
 - its n-gram counts are scikit-learn's ``CountVectorizer(analyzer="char_wb")``
   (real sentences in several scripts, and Hypothesis on arbitrary text);
-- C is the first best of the grid by dev accuracy, recomputed here with
-  scikit-learn's own ``TfidfVectorizer``; test labels never take part (a
+- alpha is the best of the grid by dev accuracy (ties to the larger), recomputed here
+  with scikit-learn's own ``TfidfVectorizer`` and ``RidgeClassifier``; test labels never take part (a
   poisoned test split leaves the choice and the predictions unchanged, a
   poisoned dev split does not);
 - it is deterministic, registered and documented, and clears a known floor
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracles import CountVectorizer, LinearSVC, TfidfVectorizer
+from oracles import CountVectorizer, RidgeClassifier, TfidfVectorizer
 
 from builder.evaluation import topic_baselines
 from builder.evaluation.ngrams import CharNgramCounts
@@ -102,25 +102,38 @@ def test_bad_counter_settings_are_named():
 # -- selection on dev, never on test -------------------------------------------------------------------------
 
 
-def test_c_is_the_first_best_on_dev_recomputed_with_scikit_learn():
+def _reference(alpha):
+    """scikit-learn's own ridge classifier, its conjugate gradients run far past our exact solve's rounding."""
+    return RidgeClassifier(alpha=alpha, solver="sparse_cg", tol=1e-12, max_iter=100_000)
+
+
+def test_alpha_is_the_best_on_dev_recomputed_with_scikit_learn():
     (tx, ty), (dx, dy), (sx, _) = (_split("hin_Deva", s) for s in ("train", "dev", "test"))
     preds, params = topic_baselines.fit_predict("char_linear", tx, ty, dx, dy, sx)
     analyzer, ngram_range = topic_baselines.CHAR_LINEAR_NGRAMS
     vec = TfidfVectorizer(analyzer=analyzer, ngram_range=ngram_range, sublinear_tf=True)
     X, Xd, Xs = vec.fit_transform(tx), vec.transform(dx), vec.transform(sx)
-    for m in (X, Xd, Xs):
-        m.sort_indices()  # the entry order of CharNgramCounts, so liblinear sums in the same order
     dev_acc = {}
-    for C in topic_baselines.CHAR_LINEAR_C_GRID:
-        model = LinearSVC(C=C, random_state=0).fit(X, ty)
-        dev_acc[C] = float(np.mean(model.predict(Xd) == np.asarray(dy)))
+    for alpha in topic_baselines.RIDGE_ALPHA_GRID:
+        model = _reference(alpha).fit(X, ty)
+        dev_acc[alpha] = float(np.mean(model.predict(Xd) == np.asarray(dy)))
     best = max(dev_acc.values())
-    chosen = next(C for C in topic_baselines.CHAR_LINEAR_C_GRID if dev_acc[C] == best)
-    assert (params["C"], params["dev_accuracy"]) == (chosen, round(best, 6))
-    assert params["C_grid"] == list(topic_baselines.CHAR_LINEAR_C_GRID)
+    chosen = max(a for a in topic_baselines.RIDGE_ALPHA_GRID if dev_acc[a] == best)  # ties: the larger alpha
+    assert (params["alpha"], params["dev_accuracy"]) == (chosen, round(best, 6))
+    assert params["alpha_grid"] == list(topic_baselines.RIDGE_ALPHA_GRID) and params["model"] == "ridge"
     assert params["n_features"] == X.shape[1]  # the vocabulary of train alone
     assert len(set(dev_acc.values())) > 1  # the grid matters on this variant: the choice is a real one
-    assert preds.tolist() == LinearSVC(C=chosen, random_state=0).fit(X, ty).predict(Xs).tolist()
+    assert preds.tolist() == _reference(chosen).fit(X, ty).predict(Xs).tolist()
+
+
+def test_a_tie_on_dev_goes_to_the_larger_alpha(monkeypatch):
+    """Every alpha scores the same on this dev split, so the choice is the tie rule's alone."""
+    x = ["goal match team", "vote party law", "team wins cup", "law passed vote"]
+    y = ["sports", "politics", "sports", "politics"]
+    for grid in ((0.01, 0.1, 1.0), (1.0, 0.01, 0.1)):
+        monkeypatch.setattr(topic_baselines, "RIDGE_ALPHA_GRID", grid)
+        _, params = topic_baselines.fit_predict("char_linear", x, y, x, y, ["the team match"])
+        assert (params["alpha"], params["dev_accuracy"]) == (1.0, 1.0)
 
 
 def _write(root: Path, variant: str, splits: dict[str, list[dict]]) -> None:
@@ -144,7 +157,7 @@ def test_poisoned_test_labels_change_nothing_but_the_score(tmp_path):
     cfg = RunConfig(baselines=("char_linear",))
     rows = {name: run(load_dataset_dir(tmp_path / name), cfg)[0] for name in ("clean", "poisoned_test",
                                                                                 "poisoned_dev")}
-    # the same C, dev accuracy and features, so the same model ...
+    # the same alpha, dev accuracy and features, so the same model ...
     assert rows["poisoned_test"]["params"] == rows["clean"]["params"]
     # ... and the same predictions: each run's count is what the clean predictions score against its labels
     preds, _ = topic_baselines.fit_predict("char_linear", *(
@@ -159,10 +172,11 @@ def test_poisoned_test_labels_change_nothing_but_the_score(tmp_path):
     assert dev_poisoned < 0.3 < dev_clean
 
 
-def test_without_a_dev_split_c_is_one():
+def test_without_a_dev_split_alpha_is_the_grids_middle():
     (tx, ty), (sx, _) = _split("eng_Latn", "train", 3), _split("eng_Latn", "test", 3)
     _, params = topic_baselines.fit_predict("char_linear", tx, ty, [], [], sx)
-    assert (params["C"], params["C_grid"], params["dev_accuracy"]) == (1.0, [1.0], None)
+    assert (params["alpha"], params["alpha_grid"], params["dev_accuracy"]) == (0.1, [0.1], None)
+    assert topic_baselines.RIDGE_ALPHA == sorted(topic_baselines.RIDGE_ALPHA_GRID)[2]
 
 
 # -- determinism, the floor, the registry --------------------------------------------------------------------
@@ -176,7 +190,7 @@ def test_same_inputs_and_seed_give_the_same_predictions():
 
 
 @pytest.mark.parametrize("variant,floor", [
-    # SIB-200 Table 8's MLP + 4 points; ours scores 75.0 and 74.0 (BENCHMARKS.md), char_tfidf 66.2 and 69.6
+    # SIB-200 Table 8's MLP + 4 points; ours scores 74.5 and 75.0 (BENCHMARKS.md), char_tfidf 63.7 and 70.6
     ("eng_Latn", 59.91 + 4), ("hin_Deva", 66.71 + 4)])
 def test_beats_the_published_mlp_by_four_points_on_a_shipped_variant(variant, floor):
     ds = load_dataset_dir(SIB, variants=[variant])
