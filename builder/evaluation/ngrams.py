@@ -8,7 +8,7 @@ into words padded with one space on each side) and then works on code points
 with NumPy: the characters of the training texts form an alphabet (sorted by
 code point, numbered from 1), every n-gram is one integer key (the numbers of
 its characters packed into a uint64, zeros after the end of a shorter
-n-gram), the vocabulary is ``numpy.unique`` of the keys (code-point order,
+n-gram), the vocabulary is the distinct keys, sorted (code-point order,
 which is the order of ``CountVectorizer``'s sorted vocabulary), and unseen
 n-grams are dropped with ``searchsorted``. The result is the same matrix as
 ``CountVectorizer(analyzer=..., ngram_range=...)`` (the tests compare them on
@@ -112,12 +112,38 @@ class CharNgramCounts:
             return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
         return np.concatenate(keys), np.concatenate(key_rows)
 
+    @staticmethod
+    def _sorted_entries(keys, rows, n_docs):
+        """The (n-gram key, row) pairs sorted by key, then row: what a CSC matrix lists, column by column.
+
+        When the key's bits and the row's bits fit one 64-bit integer together,
+        one vectorised ``numpy.sort`` of the packed pairs does it (a quarter of
+        an ``argsort``'s cost, and the lookups into the vocabulary that follow
+        run over sorted keys); otherwise the keys are numbered by
+        ``numpy.unique`` and the (number, row) pairs sorted packed.
+        """
+        row_bits = max(int(n_docs) - 1, 0).bit_length()
+        rows = rows.astype(np.uint64)
+        if len(keys) == 0 or int(keys.max()).bit_length() + row_bits <= 64:
+            packed = np.sort((keys << np.uint64(row_bits)) | rows)
+            return packed >> np.uint64(row_bits), packed & np.uint64((1 << row_bits) - 1)
+        distinct, number = np.unique(keys, return_inverse=True)
+        packed = np.sort(number.ravel().astype(np.uint64) * np.uint64(n_docs) + rows)
+        number, row = np.divmod(packed, np.uint64(n_docs))
+        return distinct[number.astype(np.int64)], row
+
     def _matrix(self, cols, rows, n_docs):
-        data = np.ones(len(cols), dtype=self.dtype)
-        m = sp.csr_matrix((data, (rows, cols)), shape=(n_docs, len(self.vocabulary_)), dtype=self.dtype)
-        m.sum_duplicates()
-        m.sort_indices()
-        return m
+        """The CSR matrix of the entries (``cols``, ``rows``) in column-then-row order, repeats summed."""
+        n_cols = len(self.vocabulary_)
+        first = np.ones(len(cols), dtype=bool)
+        first[1:] = (cols[1:] != cols[:-1]) | (rows[1:] != rows[:-1])
+        starts = np.flatnonzero(first)
+        counts = np.diff(np.append(starts, len(cols))).astype(self.dtype)
+        indptr = np.zeros(n_cols + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cols[starts], minlength=n_cols), out=indptr[1:])
+        m = sp.csc_matrix((counts, rows[starts].astype(np.int64), indptr), shape=(n_docs, n_cols))
+        m.has_sorted_indices = True
+        return m.tocsr()  # the transpose lists every row's columns in order
 
     def _bits(self) -> int:
         return (len(self.alphabet_) + 1).bit_length()  # numbers 1..A, and A + 1 for unseen characters
@@ -137,9 +163,11 @@ class CharNgramCounts:
             m.sort_indices()
             return m
         self._fallback, self.packed_ = None, True
-        keys, key_rows = self._keys(cps, lens, rows, ids.ravel() + 1, self._bits())
-        self.vocabulary_, cols = np.unique(keys, return_inverse=True)
-        return self._matrix(cols.ravel(), key_rows, n_docs)
+        keys, key_rows = self._sorted_entries(*self._keys(cps, lens, rows, ids.ravel() + 1, self._bits()), n_docs)
+        first = np.ones(len(keys), dtype=bool)
+        first[1:] = keys[1:] != keys[:-1]
+        self.vocabulary_ = keys[first]
+        return self._matrix(np.cumsum(first) - 1, key_rows, n_docs)
 
     def fit(self, docs):
         self.fit_transform(docs)
@@ -159,7 +187,7 @@ class CharNgramCounts:
         idx = np.searchsorted(self.alphabet_, cps)
         seen = self.alphabet_[np.minimum(idx, a - 1)] == cps
         ids = np.where(seen, idx + 1, a + 1)  # an unseen character makes every n-gram holding it unseen
-        keys, key_rows = self._keys(cps, lens, rows, ids, self._bits())
+        keys, key_rows = self._sorted_entries(*self._keys(cps, lens, rows, ids, self._bits()), n_docs)
         cols = np.minimum(np.searchsorted(self.vocabulary_, keys), len(self.vocabulary_) - 1)
         known = self.vocabulary_[cols] == keys
         return self._matrix(cols[known], key_rows[known], n_docs)

@@ -92,6 +92,19 @@ def test_counts_equal_scikit_learns_on_any_text(train, test, analyzer, ngram_ran
     assert _same_matrix(ref.transform(test), ours.transform(test))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2 ** 64 - 1), st.integers(0, 40)), max_size=30), st.booleans())
+def test_entries_are_sorted_by_key_then_row_whether_or_not_they_pack_into_64_bits(pairs, narrow):
+    """The counter's two ways of ordering its (n-gram, row) entries agree: packed into one integer when the key
+    and the row fit 64 bits together, numbered by ``numpy.unique`` when they do not."""
+    if narrow:  # keys of 20 bits: the packed sort
+        pairs = [(k >> 44, r) for k, r in pairs]
+    keys = np.array([k for k, _ in pairs], dtype=np.uint64)
+    rows = np.array([r for _, r in pairs], dtype=np.int64)
+    k, r = CharNgramCounts._sorted_entries(keys, rows, 41)
+    assert list(zip(k.tolist(), r.tolist())) == sorted(pairs)
+
+
 def test_bad_counter_settings_are_named():
     with pytest.raises(ValueError, match="analyzer must be one of char, char_wb; found 'word'"):
         CharNgramCounts((1, 3), analyzer="word")
