@@ -95,6 +95,34 @@ def test_workers_run_with_one_blas_thread(jobs):
     assert fan_out(blas_threads, [0, 1], jobs=jobs) in ([[1], [1]], [[], []])
 
 
+_LOADED_INSIDE = """
+import os, sys
+from schemas.runtime.fanout import fan_out
+
+def task(_x):
+    import scipy.linalg  # scipy's own OpenBLAS is loaded here, inside the run
+    from threadpoolctl import threadpool_info
+    return sorted({p["num_threads"] for p in threadpool_info() if "scipy" in p["filepath"]})
+
+before = os.environ.get("OPENBLAS_NUM_THREADS")
+print(fan_out(task, [0], jobs=int(sys.argv[1])), before == os.environ.get("OPENBLAS_NUM_THREADS"))
+"""
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_blas_library_loaded_during_a_task_runs_one_thread_too(jobs):
+    """threadpool_limits reaches only the libraries already loaded; scipy.linalg's OpenBLAS is loaded on a
+    task's first Cholesky and reads its thread count from the environment (a fresh interpreter, so it is
+    not loaded before). The environment is put back after an in-process run."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", _LOADED_INSIDE, str(jobs)], capture_output=True, text=True,
+                         env=env, check=True).stdout.split()
+    assert out == ["[[1]]", "True"]
+
+
 def test_bad_arguments_are_one_line_usage_errors():
     with pytest.raises(UsageError, match="unknown backend 'dask'; expected one of local, ray"):
         fan_out(square, [1], backend="dask")
