@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .result import CheckResult, VariantData, skipped
 
@@ -30,6 +29,8 @@ KINDS = ("mc",)
 
 def position_test(correct, confidence: float = 0.95) -> dict:
     """Counts per position 1-4, the chi-square test against a uniform spread, and the largest deviation."""
+    from scipy import stats
+
     values = pd.to_numeric(pd.Series(list(correct)), errors="coerce")
     counts = np.array([(values == k).sum() for k in range(1, 5)], dtype=float)
     total = int(counts.sum())

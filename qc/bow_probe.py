@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from schemas.codes import flores_code
 
@@ -138,6 +137,7 @@ def probe_accuracy(frame: pd.DataFrame, *, seed: int = 0, folds: int = 5, featur
     dict with ``accuracy``, ``correct``, ``n`` (questions scored), ``p_value`` (one-sided, vs
     ``chance``), ``ci_low``, ``ci_high``, ``folds``, ``seed``, ``features``.
     """
+    from scipy import stats
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
 

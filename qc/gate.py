@@ -119,7 +119,9 @@ def _against_hashes(against: LoadedDataset, n: int) -> dict[str, np.ndarray]:
 
 
 def _prewarm(variants) -> None:
-    """Build tokenizers (their regexes take seconds to compile) and import sklearn before forking."""
+    """Build tokenizers (their regexes take seconds to compile) and import sklearn and scipy.stats before
+    forking (the checks import them where they run)."""
+    from scipy import stats  # noqa: F401
     from sklearn.feature_extraction.text import CountVectorizer  # noqa: F401
     from sklearn.linear_model import LogisticRegression  # noqa: F401
     from statsmodels.stats.meta_analysis import effectsize_smd  # noqa: F401

@@ -18,7 +18,6 @@ which once raised scipy's ValueError); the check's verdict does not depend on it
 from __future__ import annotations
 
 import pandas as pd
-from scipy import stats
 
 from .result import CheckResult, VariantData, skipped
 
@@ -58,6 +57,8 @@ def chi2_undefined(counts: pd.DataFrame) -> str | None:
 
 
 def run(data: VariantData, params: dict) -> list[CheckResult]:
+    from scipy import stats
+
     if not data.tables or all(len(f) == 0 for f in data.tables.values()):
         return [skipped(data.variant, NAME, "no rows")]
     labels = set()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .result import CheckResult, VariantData, skipped
 
@@ -28,6 +27,8 @@ OPTION_COLUMNS = ("answer1", "answer2", "answer3", "answer4")
 
 def extreme_test(frame: pd.DataFrame, which: str, confidence: float = 0.95) -> dict:
     """How often the unique longest/shortest option is the correct one, with a binomial test vs 1/4."""
+    from scipy import stats
+
     lengths = np.column_stack([frame[c].fillna("").astype(str).str.strip().str.len() for c in OPTION_COLUMNS])
     target = lengths.max(axis=1) if which == "longest" else lengths.min(axis=1)
     hit = lengths == target[:, None]

@@ -48,7 +48,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from schemas.codes import flores_code
 
@@ -82,6 +81,7 @@ def hedges_g_ci(x, y, confidence: float = 0.95) -> tuple[float, float, float]:
     The variance is statsmodels' ``effectsize_smd`` (whose bias-corrected
     estimate is :func:`hedges_g`); nan where g is undefined.
     """
+    from scipy import stats
     from statsmodels.stats.meta_analysis import effectsize_smd
 
     x, y = np.asarray(x, float), np.asarray(y, float)
@@ -198,6 +198,8 @@ def randomization_pvalue(values: np.ndarray, correct: np.ndarray, *, seed: int =
 def feature_ttest(features: pd.DataFrame, feature: str, confidence: float = 0.95, *, seed: int = 0,
                   draws: int = 1000) -> dict:
     """Welch's t of one feature, correct vs wrong options, its randomization p-value, effect sizes (g, interval)."""
+    from scipy import stats
+
     correct = features["correct"].to_numpy(bool)
     values = features[feature].to_numpy(float)
     x, y = values[correct], values[~correct]

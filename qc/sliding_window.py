@@ -16,7 +16,6 @@ p-value is below ``decision.alpha`` *and* the accuracy exceeds chance +
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .overlap_ttest import variant_features
 from .result import CheckResult, VariantData, skipped
@@ -34,6 +33,8 @@ def pick_with_ties(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def run(data: VariantData, params: dict) -> list[CheckResult]:
+    from scipy import stats
+
     frame = data.combined
     if len(frame) == 0:
         return [skipped(data.variant, NAME, "no questions")]
