@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from huggingface_hub import DatasetCard, DatasetCardData
+from oracles import DatasetCard, DatasetCardData
 
 from builder.tasks.export import ExportOptions, run_export
 
