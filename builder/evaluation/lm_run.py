@@ -245,7 +245,8 @@ def _gguf_read_once():
     """While lm-eval runs, each GGUF file is parsed once: transformers opens a ``gguf.GGUFReader`` for the
     config, again for the tokenizer and again for the weights (lm-eval asks for the config twice), and
     building one costs about 3 CPU s for SmolLM2-135M (its 49,152-token vocabulary). The reader only
-    maps the file and lists its fields and tensors, which the loaders read without changing."""
+    maps the file and lists its fields and tensors, which the loaders read without changing. Likewise
+    gguf's tensor-name map of an architecture is built once, not once per module (about 5 CPU s)."""
     from unittest import mock
 
     try:
@@ -254,6 +255,7 @@ def _gguf_read_once():
         yield
         return
     real, readers = gguf.GGUFReader, {}
+    real_names, name_maps = gguf.get_tensor_name_map, {}
 
     def reader(path, mode="r"):
         key = (os.path.abspath(os.fspath(path)), mode)
@@ -261,7 +263,14 @@ def _gguf_read_once():
             readers[key] = real(path, mode)
         return readers[key]
 
-    with mock.patch.object(gguf, "GGUFReader", reader):
+    def name_map(arch, n_blocks):
+        # transformers asks once per module of the model (397 times for SmolLM2), and each map is built
+        # from gguf's whole table of tensor names (20 ms); it is only read
+        if (arch, n_blocks) not in name_maps:
+            name_maps[(arch, n_blocks)] = real_names(arch, n_blocks)
+        return name_maps[(arch, n_blocks)]
+
+    with mock.patch.object(gguf, "GGUFReader", reader), mock.patch.object(gguf, "get_tensor_name_map", name_map):
         yield
 
 
