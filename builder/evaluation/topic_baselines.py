@@ -31,9 +31,9 @@ The n-gram counts and their TF-IDF weights are fitted once per variant, and
 so is the Gram matrix of the training rows, which every label and every
 ``alpha`` of the grid then solves against exactly
 (:class:`~builder.evaluation.ridge.RidgePath`). Until issue 25 the linear
-baselines were a ``LinearSVC`` with ``C`` on a grid: ridge scores within
-the same band on the 24 shipped variants (``char_linear`` 73.26 against
-72.92) for under half the CPU (BENCHMARKS.md, "Issue 25, third pass").
+baselines were a ``LinearSVC`` with ``C`` on a grid: on the 24 shipped
+variants ridge scores 73.26 against its 72.92 (``char_tfidf``: 68.42 against
+68.40) for a third of the CPU (BENCHMARKS.md, "Issue 25, third pass").
 
 Every function takes texts and labels and returns ``(predictions, params)``;
 ``params`` records the settings and choices that produced the predictions.
