@@ -25,6 +25,7 @@ against lm-eval's ``acc`` of its task: a difference is an error, not a footnote.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import sys
@@ -255,20 +256,15 @@ def _gguf_read_once():
         yield
         return
     real, readers = gguf.GGUFReader, {}
-    real_names, name_maps = gguf.get_tensor_name_map, {}
+    # transformers asks for an architecture's tensor-name map once per module of the model (397 times for
+    # SmolLM2), and each is built from gguf's whole table of tensor names (20 ms); it is only read
+    name_map = functools.cache(gguf.get_tensor_name_map)
 
     def reader(path, mode="r"):
         key = (os.path.abspath(os.fspath(path)), mode)
         if key not in readers:
             readers[key] = real(path, mode)
         return readers[key]
-
-    def name_map(arch, n_blocks):
-        # transformers asks once per module of the model (397 times for SmolLM2), and each map is built
-        # from gguf's whole table of tensor names (20 ms); it is only read
-        if (arch, n_blocks) not in name_maps:
-            name_maps[(arch, n_blocks)] = real_names(arch, n_blocks)
-        return name_maps[(arch, n_blocks)]
 
     with mock.patch.object(gguf, "GGUFReader", reader), mock.patch.object(gguf, "get_tensor_name_map", name_map):
         yield

@@ -70,10 +70,8 @@ class RidgePath:
         self.X = sp.csr_matrix(X, dtype=np.float64)
         y = np.asarray(y)
         self.classes_ = np.unique(y)
-        self.y = y
-        targets = np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)
-        self._mean_target = targets.mean(axis=0)
-        self._centred_targets = targets - self._mean_target
+        self._targets = np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)  # +1/-1 per label
+        self._mean_target = self._targets.mean(axis=0)
         self.kernel = self.X.shape[0] <= max_kernel_rows
         if self.kernel:
             K = gram(self.X)
@@ -90,7 +88,7 @@ class RidgePath:
 
         system = self._Kc.copy()
         system.flat[::len(system) + 1] += alpha
-        A = cho_solve(cho_factor(system, overwrite_a=True), self._centred_targets)
+        A = cho_solve(cho_factor(system, overwrite_a=True), self._targets - self._mean_target)
         # the columns of A sum to zero (1^T Kc = 0), so X^T A is the weight of the centred rows
         w = self.X.T @ A
         return w, self._mean_target - self._row_means @ A
@@ -102,8 +100,7 @@ class RidgePath:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "solver sparse_cg ... did not converge" is reported by its tol
-            model = Ridge(alpha=alpha, solver="sparse_cg", tol=1e-8).fit(self.X, self._centred_targets
-                                                                           + self._mean_target)
+            model = Ridge(alpha=alpha, solver="sparse_cg", tol=1e-8).fit(self.X, self._targets)
         return np.asarray(model.coef_).T, np.asarray(model.intercept_)
 
     def scores(self, solution, X) -> np.ndarray:
