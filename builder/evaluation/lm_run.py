@@ -25,6 +25,7 @@ against lm-eval's ``acc`` of its task: a difference is an error, not a footnote.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import os
 import shutil
@@ -247,7 +248,8 @@ def _gguf_read_once():
     config, again for the tokenizer and again for the weights (lm-eval asks for the config twice), and
     building one costs about 3 CPU s for SmolLM2-135M (its 49,152-token vocabulary). The reader only
     maps the file and lists its fields and tensors, which the loaders read without changing. Likewise
-    gguf's tensor-name map of an architecture is built once, not once per module (about 5 CPU s)."""
+    gguf's tensor-name map of an architecture is built once, not once per module (about 5 CPU s), and
+    transformers' parse of the file's fields without its tensors once, not three times."""
     from unittest import mock
 
     try:
@@ -266,7 +268,27 @@ def _gguf_read_once():
             readers[key] = real(path, mode)
         return readers[key]
 
-    with mock.patch.object(gguf, "GGUFReader", reader), mock.patch.object(gguf, "get_tensor_name_map", name_map):
+    patches = [mock.patch.object(gguf, "GGUFReader", reader), mock.patch.object(gguf, "get_tensor_name_map", name_map)]
+    try:  # transformers parses every field of the file (the vocabulary: 1.2 million values) for the config,
+        # twice, and for the tokenizer: about 1.7 CPU s each for SmolLM2. Parsed once; each caller gets a copy
+        from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:
+        gguf_utils = None
+    if gguf_utils is not None:
+        load, parsed = gguf_utils.load_gguf_checkpoint, {}
+
+        def load_once(path, *args, **kwargs):
+            if args or kwargs not in ({}, {"return_tensors": False}):  # the weights: as transformers does
+                return load(path, *args, **kwargs)
+            key = os.path.abspath(os.fspath(path))
+            if key not in parsed:
+                parsed[key] = load(path, return_tensors=False)
+            return copy.deepcopy(parsed[key])  # the callers may change what they get
+
+        patches.append(mock.patch.object(gguf_utils, "load_gguf_checkpoint", load_once))
+    with contextlib.ExitStack() as stack:
+        for patch in patches:
+            stack.enter_context(patch)
         yield
 
 
