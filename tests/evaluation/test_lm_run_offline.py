@@ -50,3 +50,29 @@ def test_a_gguf_file_is_parsed_once_while_lm_eval_runs(tmp_path):
         assert first is again and isinstance(first, real)  # config, tokenizer and weights share one parse
         assert [t.name for t in first.tensors] == ["w"]
     assert gguf.GGUFReader is real and gguf.GGUFReader(path) is not first
+
+
+def test_transformers_parses_a_gguf_files_fields_once_and_each_caller_gets_its_own_copy(monkeypatch):
+    if not os.environ.get("CI"):
+        pytest.importorskip("transformers")
+        pytest.importorskip("gguf")
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    calls = []
+
+    def load(path, return_tensors=False, model_to_load=None, torch_dtype=None):
+        calls.append((os.fspath(path), return_tensors))
+        return {"config": {"model_type": "llama"}, "tokenizer": {"tokens": ["a", "b"]},
+                "tensors": {"w": 1} if return_tensors else {}}
+
+    monkeypatch.setattr(gguf_utils, "load_gguf_checkpoint", load)
+    with lm_run._gguf_read_once():
+        first = gguf_utils.load_gguf_checkpoint("m.gguf", return_tensors=False)  # the config
+        first["config"]["model_type"] = "changed by its caller"
+        second = gguf_utils.load_gguf_checkpoint(os.path.abspath("m.gguf"))     # the tokenizer
+        assert second["config"]["model_type"] == "llama" and second is not first
+        weights = gguf_utils.load_gguf_checkpoint("m.gguf", return_tensors=True, model_to_load=object())
+        assert weights["tensors"] == {"w": 1}
+        gguf_utils.load_gguf_checkpoint("other.gguf")
+    assert calls == [("m.gguf", False), ("m.gguf", True), ("other.gguf", False)]
+    assert gguf_utils.load_gguf_checkpoint is load  # restored after the run
