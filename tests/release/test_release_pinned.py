@@ -25,8 +25,10 @@ from builder.release import steps
 from builder.release.plan import Plan
 from builder.release.stages import STAGE_JSON, Stage
 from builder.release.summary import build_summary, write_summary
-from schemas.errors import AlignmentError
+from schemas.errors import AlignmentError, SchemaError, UsageError
 from schemas.io import read_sib_tsv, sib_tsv_text
+from schemas.runtime.outputs import MARKER
+from schemas.variant import VariantInfo
 
 LABELS = ("sports", "travel", "health")
 
@@ -74,6 +76,56 @@ def test_a_pivot_item_missing_from_the_variant_stops_the_stage_naming_it(tmp_pat
         _align(tmp_path, {"train": [1, 2], "test": [3, 4]}, {"train": [1, 2], "test": [3]})
     assert "pivot item 4 (test) is missing from hin_Deva" in str(err.value)
     assert not (tmp_path / "out").exists()  # nothing written: the release cannot name a variant without it
+
+
+def test_the_aligned_variant_keeps_the_pivots_labels_and_its_record_says_how_it_was_made(tmp_path):
+    piv = _folder(tmp_path / "eng_Latn", {"train": [1], "test": [2]}, "en")
+    var = _folder(tmp_path / "src" / "hin_Deva", {"train": [2, 1]}, "hi")
+    (piv / "labels.txt").write_text("travel\nsports\nhealth\n", encoding="utf-8")  # the pivot's order wins
+    VariantInfo(license="CC-BY-SA-4.0", source_name="SIB-200").write(var)
+    out = tmp_path / "out"
+    steps.align_to_pivot(piv, var, "hin_Deva")(out)
+    assert (out / "hin_Deva" / "labels.txt").read_bytes() == (piv / "labels.txt").read_bytes()
+    info = json.loads((out / "hin_Deva" / "variant.json").read_text(encoding="utf-8"))
+    assert (info["variant"], info["kind"], info["method"]) == ("hin_Deva", "topic", "aligned to the pivot's split")
+    assert info["aligned"] == {"pivot": "eng_Latn", "counts": {"train": 1, "test": 1}, "dropped_not_in_pivot": 0}
+    assert (info["license"], info["source_name"]) == ("CC-BY-SA-4.0", "SIB-200")  # the source's record is kept
+    assert json.loads((out / MARKER).read_text(encoding="utf-8")) == {"command": "release"}
+
+
+def test_aligning_into_a_folder_that_is_not_a_release_output_is_refused(tmp_path):
+    piv = _folder(tmp_path / "eng_Latn", {"train": [1]}, "en")
+    var = _folder(tmp_path / "src" / "hin_Deva", {"train": [1]}, "hi")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="not an earlier release output"):
+        steps.align_to_pivot(piv, var, "hin_Deva")(out)
+    assert [f.name for f in out.iterdir()] == ["notes.txt"]
+
+
+def test_every_alignment_error_is_one_message_naming_the_file(tmp_path):
+    piv = _folder(tmp_path / "eng_Latn", {"train": [1, 2], "test": [3]}, "en")
+    var = _folder(tmp_path / "src" / "hin_Deva", {"train": [1, 2]}, "hi")
+    with pytest.raises(AlignmentError) as err:  # a pivot item the variant lacks: the variant's folder
+        steps.align_to_pivot(piv, var, "hin_Deva")(tmp_path / "o1")
+    assert (err.value.message, err.value.file) == ("pivot item 3 (test) is missing from hin_Deva", str(var))
+    rows = [{"index_id": "1", "category": "health", "text": "hi 1"}, {"index_id": "2", "category": "health",
+                                                                       "text": "hi 2"}]
+    (var / "train.tsv").write_text(sib_tsv_text(rows), encoding="utf-8")
+    (var / "test.tsv").write_text(sib_tsv_text([{"index_id": "3", "category": "sports", "text": "x"}]),
+                                  encoding="utf-8")
+    with pytest.raises(AlignmentError) as err:  # another label: the variant's file that holds the item
+        steps.align_to_pivot(piv, var, "hin_Deva")(tmp_path / "o2")
+    assert (err.value.message, err.value.file) == ("item 1: label 'health' here, 'travel' in the pivot",
+                                                   str(var / "train.tsv"))
+    jsonl = _folder(tmp_path / "src2" / "hin_Deva", {}, "hi")
+    (jsonl / "train.jsonl").write_text('{"index_id": "1", "category": "travel", "text": "hi"}\n', encoding="utf-8")
+    with pytest.raises(SchemaError) as err:
+        steps.align_to_pivot(piv, jsonl, "hin_Deva")(tmp_path / "o3")
+    assert (err.value.message, err.value.file) == ("align: pivot re-split reads SIB-200 TSV files",
+                                                   str(jsonl / "train.jsonl"))
+    assert not any((tmp_path / o).exists() for o in ("o1", "o2", "o3"))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -141,3 +141,26 @@ def test_link_or_copy_copies_where_no_link_can_be_made(tmp_path, monkeypatch):
     assert link_or_copy(src, tmp_path / "c.txt") == "copy"
     assert (tmp_path / "c.txt").read_text(encoding="utf-8") == "x\n"
     assert (tmp_path / "c.txt").stat().st_ino != src.stat().st_ino
+
+
+def test_an_input_made_by_an_earlier_stage_is_recorded_as_that_stages_output(release):
+    src, out, run = release
+    run()
+    records = {name: json.loads((out / "stages" / name / "stage.json").read_text(encoding="utf-8"))
+               for name in ("dataset", "licenses", "export")}
+    made = records["dataset"]["output"]
+    assert made == {"path": "stages/dataset/output", "sha256": release_stages.tree_sha256(
+        out / "stages" / "dataset" / "output")}
+    for name in ("licenses", "export"):  # named by the stage that made it and that stage's digest
+        assert records[name]["inputs"]["dataset"] == {"path": made["path"], "stage": "dataset",
+                                                      "sha256": made["sha256"]}
+    # an input from outside the release: its path (relative to the recipe) and its own digest
+    assert records["dataset"]["inputs"] == {
+        f"variant:{v}": {"path": f"src/{v}", "sha256": release_stages.tree_sha256(src / v)} for v in VARIANTS}
+
+
+@pytest.mark.parametrize("text", ["[]", '{"file_stamps": []}', '"stamps"', "{", ""])
+def test_a_run_json_without_stamps_gives_none_and_every_file_is_hashed_again(tmp_path, text):
+    (tmp_path / "run.json").write_text(text, encoding="utf-8")
+    assert release_stages.last_stamps(tmp_path / "run.json") == {}
+    assert release_stages.last_stamps(tmp_path / "missing.json") == {}

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import string
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -100,6 +103,54 @@ def test_the_temporary_names_of_a_pid_that_is_gone_are_cleaned_up(tmp_path):
     done = recovery.recover(tmp_path, "out")
     assert len(done) == 1 and "removed what killed runs left" in done[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def _child(args: list[str]):
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+
+
+def test_a_running_child_counts_as_alive_and_asking_does_not_signal_it(tmp_path):
+    link = tmp_path / "x) Z (y"  # a process name with ') Z (' in it: the state is after the last ')'
+    link.symlink_to(shutil.which("sleep"))
+    proc = _child([str(link), "30"])
+    try:
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{proc.pid}/comm").read_text().strip() != "x) Z (y" and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the exec has happened
+        before = _debris(tmp_path, proc.pid)
+        assert recovery._alive(proc.pid)
+        assert recovery.recover(tmp_path, "out") == []
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+        with pytest.raises(subprocess.TimeoutExpired):  # still running: asking sent it no signal
+            proc.wait(timeout=0.3)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_zombie_counts_as_gone(tmp_path):
+    proc = _child(["true"])
+    try:
+        deadline = time.monotonic() + 10
+        while _state(proc.pid) != "Z" and time.monotonic() < deadline:  # exited, not reaped yet
+            time.sleep(0.01)
+        assert _state(proc.pid) == "Z"
+        assert not recovery._alive(proc.pid)
+    finally:
+        proc.wait()
+
+
+def test_removing_what_is_already_gone_is_not_an_error(tmp_path):
+    recovery._remove(tmp_path / "gone.tmp")
+    recovery._remove(tmp_path / "gone.staging")
+    (tmp_path / "half.staging").mkdir()
+    (tmp_path / "half.staging" / "a.txt").write_text("x", encoding="utf-8")
+    recovery._remove(tmp_path / "half.staging")
+    assert list(tmp_path.iterdir()) == []
 
 
 # -- 9. fan-out: task order for any completion order ---------------------------------------------------------------
