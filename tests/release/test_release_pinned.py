@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builder.release import steps
+from builder.release import findings, steps
 from builder.release.plan import Plan
 from builder.release.stages import STAGE_JSON, Stage
 from builder.release.summary import build_summary, write_summary
@@ -201,3 +201,39 @@ def test_release_json_holds_the_ledger_summed_once(tmp_path):
     assert [(d["stage"], d["source"], d["reason"], d["count"]) for d in summary["drops"]] == [
         ("assemble", "race", "too_many_sentences", 5), ("align-hin_Deva", "align hin_Deva", "not_in_pivot", 3)]
     assert "8 records dropped from the dataset" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+# -- which stages the released dataset is made from, and the labels a curation step dropped ----------------------
+
+def _stage(root: Path, name: str, reads: list[str]) -> Stage:
+    return Stage(name=name, inputs={f"in{i}": root / "stages" / r / "output" / "part" for i, r in enumerate(reads)},
+                 options={}, action=lambda out: {}, output=root / "stages" / name / "output")
+
+
+def test_the_dataset_is_made_from_every_stage_it_reads_directly_or_not(tmp_path):
+    recipe = SimpleNamespace(name="demo", pretty_name=None, citation=None, pivot="eng_Latn")
+    plan = Plan(root=tmp_path, recipe=recipe)
+    # g, a and b feed c (b reads a too: a is met twice, g must still be found); side reads a only
+    plan.stages = [_stage(tmp_path, "g", []), _stage(tmp_path, "a", []), _stage(tmp_path, "b", ["a"]),
+                   _stage(tmp_path, "side", ["a"]), _stage(tmp_path, "c", ["g", "a", "b"])]
+    plan.dataset = tmp_path / "stages" / "c" / "output" / "dataset"
+    assert findings.dataset_stages(plan) == {"g", "a", "b", "c"}
+    plan.dataset = tmp_path / "stages" / "b" / "output"
+    assert findings.dataset_stages(plan) == {"a", "b"}
+    plan.dataset = tmp_path / "elsewhere"  # made by no stage: every stage counts
+    assert findings.dataset_stages(plan) == {"g", "a", "b", "side", "c"}
+
+
+def test_the_labels_each_curation_step_dropped_are_summed_from_its_log(tmp_path):
+    log = {"steps": [
+        {"step": "dropped_label", "dropped_labels": {"science": 3, "geography": 1}},
+        {"step": "dropped_label", "dropped_labels": {"science": 2}},           # the same step again: summed
+        {"step": "merged", "dropped_labels": {}},                               # nothing dropped: no entry
+        {"step": "odd", "dropped_labels": {"a": True, "b": "2", "c": 4}},      # only whole counts
+        {"step": "no labels"}, "not a step",
+    ]}
+    (tmp_path / "curation_log.json").write_text(json.dumps(log), encoding="utf-8")
+    assert findings._dropped_labels(tmp_path) == {"dropped_label": {"science": 5, "geography": 1}, "odd": {"c": 4}}
+    assert findings._dropped_labels(tmp_path / "none") == {}
+    (tmp_path / "curation_log.json").write_text("{", encoding="utf-8")
+    assert findings._dropped_labels(tmp_path) == {}
