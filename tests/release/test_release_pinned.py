@@ -237,3 +237,62 @@ def test_the_labels_each_curation_step_dropped_are_summed_from_its_log(tmp_path)
     assert findings._dropped_labels(tmp_path / "none") == {}
     (tmp_path / "curation_log.json").write_text("{", encoding="utf-8")
     assert findings._dropped_labels(tmp_path) == {}
+
+
+# -- collecting the variants: what each variant.json credits, and the kind of each folder ------------------------
+
+CREDIT = {"license": "CC-BY-SA-4.0", "source_name": "SIB-200", "citation": "Adelani et al. (2024)"}
+
+
+def test_collect_credits_only_what_a_variant_does_not_declare(tmp_path):
+    own = _folder(tmp_path / "in" / "hin_Deva", {"train": [1], "test": [2]}, "hi")
+    VariantInfo(license="CC-BY-4.0", license_from="its translators", source_name="FLORES-200").write(own)
+    bare = _folder(tmp_path / "in" / "eng_Latn", {"train": [1]}, "en")
+    steps.collect({"hin_Deva": (own, False), "eng_Latn": (bare, False)}, CREDIT)(tmp_path / "out")
+    got = {v: json.loads((tmp_path / "out" / v / "variant.json").read_text(encoding="utf-8"))
+           for v in ("hin_Deva", "eng_Latn")}
+    # a declared license is never replaced by the recipe's; only the missing citation is added
+    assert {k: got["hin_Deva"].get(k) for k in ("variant", "kind", "license", "license_from", "source_name",
+                                                "citation")} == {
+        "variant": "hin_Deva", "kind": "topic", "license": "CC-BY-4.0", "license_from": "its translators",
+        "source_name": "FLORES-200", "citation": "Adelani et al. (2024)"}
+    # nothing declared: all of the recipe's credit, the license said to come from the recipe
+    assert {k: got["eng_Latn"].get(k) for k in ("variant", "kind", "license", "license_from", "source_name",
+                                                "citation")} == {
+        "variant": "eng_Latn", "kind": "topic", "license": "CC-BY-SA-4.0", "license_from": "release recipe",
+        "source_name": "SIB-200", "citation": "Adelani et al. (2024)"}
+    for v, src in (("hin_Deva", own), ("eng_Latn", bare)):  # the splits and labels, linked, not rewritten
+        for name in [p.name for p in src.iterdir() if p.suffix in (".tsv", ".txt")]:
+            assert (tmp_path / "out" / v / name).stat().st_ino == (src / name).stat().st_ino, (v, name)
+
+
+def test_an_empty_credit_value_adds_nothing(tmp_path):
+    bare = _folder(tmp_path / "in" / "eng_Latn", {"train": [1]}, "en")
+    steps.collect({"eng_Latn": (bare, False)}, {"license": None, "citation": ""})(tmp_path / "out")
+    got = json.loads((tmp_path / "out" / "eng_Latn" / "variant.json").read_text(encoding="utf-8"))
+    assert "license" not in got and "license_from" not in got and "citation" not in got
+
+
+def test_variant_folders_finds_each_variant_and_its_kind(tmp_path):
+    import pandas as pd
+
+    topic = _folder(tmp_path / "ds" / "hin_Deva", {"train": [1]}, "hi")
+    mc = tmp_path / "ds" / "fra_Latn"
+    mc.mkdir()
+    pd.DataFrame({"passage": ["p"], "question": ["q"]}).to_parquet(mc / "test.parquet")
+    tsv_mc = tmp_path / "ds" / "deu_Latn"
+    tsv_mc.mkdir()
+    (tsv_mc / "dev.tsv").write_text("\ufeffpassage\tquestion\np\tq\n", encoding="utf-8")
+    parquet_topic = tmp_path / "ds" / "zho_Hans"
+    parquet_topic.mkdir()
+    pd.DataFrame({"index_id": [1], "category": ["x"], "text": ["t"]}).to_parquet(parquet_topic / "test.parquet")
+    declared = _folder(tmp_path / "ds" / "yor_Latn", {"train": [1]}, "yo")
+    VariantInfo(kind="mc").write(declared)  # variant.json's kind wins over the columns
+    (tmp_path / "ds" / "notes").mkdir()          # not a variant code: not a variant
+    (tmp_path / "ds" / "amh_Ethi").mkdir()       # no split file: not a variant
+    (tmp_path / "ds" / "test.tsv").write_text("index_id\tcategory\ttext\n", encoding="utf-8")  # not a code
+    found = steps.variant_folders(tmp_path / "ds")
+    assert {code: kind for code, (_, kind) in found.items()} == {
+        "deu_Latn": "mc", "fra_Latn": "mc", "hin_Deva": "topic", "yor_Latn": "mc", "zho_Hans": "topic"}
+    assert list(found) == sorted(found) and found["hin_Deva"][0] == topic
+    assert steps.variant_folders(topic) == {"hin_Deva": (topic, "topic")}  # a variant folder itself
