@@ -13,6 +13,7 @@ for issue 27".
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -296,3 +297,31 @@ def test_variant_folders_finds_each_variant_and_its_kind(tmp_path):
         "deu_Latn": "mc", "fra_Latn": "mc", "hin_Deva": "topic", "yor_Latn": "mc", "zho_Hans": "topic"}
     assert list(found) == sorted(found) and found["hin_Deva"][0] == topic
     assert steps.variant_folders(topic) == {"hin_Deva": (topic, "topic")}  # a variant folder itself
+
+
+def test_the_ledger_rows_say_whether_the_dataset_is_made_from_them_and_which_labels_went(tmp_path):
+    recipe = SimpleNamespace(name="demo", pretty_name=None, citation=None, pivot="eng_Latn")
+    plan = Plan(root=tmp_path, recipe=recipe)
+    plan.stages = [_stage(tmp_path, "adjudicate", []), _stage(tmp_path, "curate", []),
+                   _stage(tmp_path, "split", ["curate"])]
+    plan.dataset = tmp_path / "stages" / "split" / "output"
+    curate_out = tmp_path / "stages" / "curate" / "output"
+    curate_out.mkdir(parents=True)
+    (curate_out / "curation_log.json").write_text(json.dumps({"steps": [
+        {"step": "dropped_label", "dropped_labels": {"science": 2, "geography": 5, "arts": 2}}]}), encoding="utf-8")
+    records = [
+        ("adjudicate", {"facts": {"drops": [{"source": "sample", "reason": "tie", "count": 4}]}}),
+        ("curate", {"facts": {"drops": [{"source": "eng_Latn", "reason": "dropped_label", "count": 6, "split": "a"},
+                                        {"source": "eng_Latn", "reason": "dropped_label", "count": 3, "split": "b"},
+                                        {"source": "eng_Latn", "reason": "empty", "count": 0}]}}),
+        ("split", {"facts": {}}),
+    ]
+    assert findings.drops(plan, records) == [
+        {"stage": "adjudicate", "source": "sample", "reason": "tie", "count": 4, "in_dataset": False,
+         "part": findings.SIDE},
+        {"stage": "curate", "source": "eng_Latn", "reason": "dropped_label", "count": 9, "in_dataset": True,
+         "labels": {"geography": 5, "arts": 2, "science": 2}},  # most first, then by name
+    ]
+    with pytest.raises(SchemaError) as err:
+        findings.drops(plan, [("curate", {"facts": {"drops": [{"source": "x", "count": 1}]}})])
+    assert err.value.file == os.path.join("stages", "curate", STAGE_JSON)
