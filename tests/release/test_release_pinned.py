@@ -316,7 +316,9 @@ def test_the_ledger_rows_say_whether_the_dataset_is_made_from_them_and_which_lab
                                         {"source": "eng_Latn", "reason": "empty", "count": 0}]}}),
         ("split", {"facts": {}}),
     ]
-    assert findings.drops(plan, records) == [
+    rows = findings.drops(plan, records)
+    assert list(rows[1]["labels"].items()) == [("geography", 5), ("arts", 2), ("science", 2)]  # most first
+    assert rows == [
         {"stage": "adjudicate", "source": "sample", "reason": "tie", "count": 4, "in_dataset": False,
          "part": findings.SIDE},
         {"stage": "curate", "source": "eng_Latn", "reason": "dropped_label", "count": 9, "in_dataset": True,
