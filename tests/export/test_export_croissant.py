@@ -94,3 +94,26 @@ def test_croissant_is_deterministic(exports, tmp_path):
     shutil.copytree(EXPORT_DATA / "sib_small", tmp_path / "in")
     run_export(ExportOptions(tmp_path / "in", tmp_path / "again", name="sib_sample"))
     assert (tmp_path / "again" / "croissant.json").read_bytes() == (exports["sib"] / "croissant.json").read_bytes()
+
+
+def test_the_dataset_entry_names_the_export_and_its_card(exports, tmp_path):
+    for which, url in (("sib", None), ("mc", "https://huggingface.co/datasets/my-org/belebele-train")):
+        out = exports[which]
+        doc = json.loads((out / "croissant.json").read_text(encoding="utf-8"))
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        card = (out / "README.md").read_text(encoding="utf-8")
+        assert (doc["name"], doc["alternateName"]) == (manifest["name"], manifest["pretty_name"])
+        assert doc.get("url") == url  # only with a Hub repository
+        assert doc["version"] == "1.0.0"  # the build manifest has none
+        assert len(doc["description"]) > 40 and doc["description"] in card
+        refs = doc["citeAs"].split("\n")  # each source's reference once, as ATTRIBUTION.md gives it
+        attribution = (out / "ATTRIBUTION.md").read_text(encoding="utf-8")
+        assert len(refs) == len(set(refs)) and all(f"- Reference: {ref}\n" in attribution for ref in refs), refs
+    assert (exports["sib"] / "croissant.json").read_bytes().endswith(b"]\n}\n")  # LF, one final newline
+    # a build manifest with a version: the Croissant file carries it
+    src = tmp_path / "mc"
+    shutil.copytree(EXPORT_DATA / "mc_small", src)
+    manifest = json.loads((src / "manifest.json").read_text(encoding="utf-8"))
+    (src / "manifest.json").write_text(json.dumps({**manifest, "version": "2.1.0"}), encoding="utf-8")
+    run_export(ExportOptions(src, tmp_path / "out", schema="belebele"))
+    assert json.loads((tmp_path / "out" / "croissant.json").read_text(encoding="utf-8"))["version"] == "2.1.0"
