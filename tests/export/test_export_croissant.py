@@ -117,3 +117,37 @@ def test_the_dataset_entry_names_the_export_and_its_card(exports, tmp_path):
     (src / "manifest.json").write_text(json.dumps({**manifest, "version": "2.1.0"}), encoding="utf-8")
     run_export(ExportOptions(src, tmp_path / "out", schema="belebele"))
     assert json.loads((tmp_path / "out" / "croissant.json").read_text(encoding="utf-8"))["version"] == "2.1.0"
+
+
+def test_every_arrow_value_type_has_its_schema_org_data_type():
+    from datasets import ClassLabel, Features, Value
+
+    from builder.export.croissant import _data_type, _record_set
+
+    kinds = {"int8": "sc:Integer", "int64": "sc:Integer", "uint8": "sc:Integer", "uint64": "sc:Integer",
+             "float16": "sc:Float", "float32": "sc:Float", "float64": "sc:Float", "bool": "sc:Boolean",
+             "string": "sc:Text", "large_string": "sc:Text"}
+    assert {k: _data_type(Value(k)) for k in kinds} == kinds
+    assert _data_type(ClassLabel(names=["a", "b"])) == "sc:Integer"
+    assert _data_type({"corpus": Value("string")}) is None  # a struct: not described
+    features = Features({"text": Value("string"), "n": Value("int32"), "category": ClassLabel(names=["a", "b"])})
+    rs = _record_set("hin_Deva", features)
+    assert [(f["@id"], f["name"], f["dataType"]) for f in rs["field"]] == [
+        ("hin_Deva/split", "split", "sc:Text"), ("hin_Deva/text", "text", "sc:Text"),
+        ("hin_Deva/n", "n", "sc:Integer"), ("hin_Deva/category", "category", "sc:Integer")]
+    assert rs["field"][0]["source"]["extract"] == {"fileProperty": "filename"}
+    assert [f["source"]["extract"] for f in rs["field"][1:]] == [{"column": c} for c in ("text", "n", "category")]
+    assert rs["field"][3]["references"] == {"field": {"@id": "labels/index"}}
+    assert (rs["@id"], rs["name"]) == ("hin_Deva", "hin_Deva")
+    assembled = _record_set("mc", Features({"split": Value("string"), "question": Value("string")}))
+    assert [f["name"] for f in assembled["field"]] == ["split", "question"]  # its own split column
+
+
+def test_the_label_record_set_keys_each_name_by_its_index(exports):
+    doc = json.loads((exports["sib"] / "croissant.json").read_text(encoding="utf-8"))
+    labels = next(rs for rs in doc["recordSet"] if rs["@id"] == "labels")
+    assert (labels["name"], labels["key"]) == ("labels", {"@id": "labels/index"})
+    assert [(f["@id"], f["name"], f["dataType"]) for f in labels["field"]] == [
+        ("labels/index", "index", "sc:Integer"), ("labels/name", "name", "sc:Text")]
+    names = (EXPORT_DATA / "sib_small" / "hin_Deva" / "labels.txt").read_text(encoding="utf-8").split()
+    assert [(d["labels/index"], d["labels/name"]) for d in labels["data"]] == list(enumerate(names))
