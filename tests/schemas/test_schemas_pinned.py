@@ -144,6 +144,23 @@ def test_a_zombie_counts_as_gone(tmp_path):
         proc.wait()
 
 
+def test_a_live_pid_whose_proc_entry_cannot_be_read_counts_as_alive(monkeypatch):
+    proc = _child(["sleep", "30"])
+    try:
+        real = Path.read_text
+
+        def no_proc(self, *a, **k):  # a system without /proc, or one that hides other users' processes
+            if str(self).startswith("/proc/"):
+                raise PermissionError(13, "Permission denied", str(self))
+            return real(self, *a, **k)
+
+        monkeypatch.setattr(Path, "read_text", no_proc)
+        assert recovery._alive(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_removing_what_is_already_gone_is_not_an_error(tmp_path):
     recovery._remove(tmp_path / "gone.tmp")
     recovery._remove(tmp_path / "gone.staging")
