@@ -16,11 +16,13 @@ for issue 27".
 """
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
 import shutil
 import string
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -159,6 +161,33 @@ def test_a_live_pid_whose_proc_entry_cannot_be_read_counts_as_alive(monkeypatch)
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_lock_no_process_holds_is_removed_and_a_held_one_is_kept(tmp_path):
+    lock = tmp_path / ".out.lock"
+    lock.write_text("", encoding="utf-8")
+    assert recovery._remove_stale_lock(lock) and not lock.exists()  # a killed run's: nobody holds it
+    lock.write_text("", encoding="utf-8")
+    holder = _child([sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
+                     "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)", str(lock)])
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # until the child holds it
+            fd = os.open(lock, os.O_RDWR)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                time.sleep(0.02)
+            except OSError:
+                break
+            finally:
+                os.close(fd)
+        assert not recovery._remove_stale_lock(lock) and lock.exists()  # a live run's lock stays
+        assert recovery.recover(tmp_path, "out") == [] and lock.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not recovery._remove_stale_lock(tmp_path / ".missing.lock")
 
 
 def test_removing_what_is_already_gone_is_not_an_error(tmp_path):
