@@ -190,6 +190,17 @@ def test_a_lock_no_process_holds_is_removed_and_a_held_one_is_kept(tmp_path):
     assert not recovery._remove_stale_lock(tmp_path / ".missing.lock")
 
 
+def test_an_earlier_versions_old_folder_is_put_back_when_the_output_is_missing(tmp_path):
+    (tmp_path / ".out.old").mkdir()  # the name an earlier version gave the folder it was replacing
+    (tmp_path / ".out.old" / "a.txt").write_text("kept", encoding="utf-8")
+    done = recovery.recover(tmp_path, "out")
+    assert len(done) == 1 and "restored the previous" in done[0] and "an earlier run" in done[0]
+    assert (tmp_path / "out" / "a.txt").read_text(encoding="utf-8") == "kept"
+    (tmp_path / ".out.old").mkdir()  # the output is there: the old copy is removed instead
+    assert "removed what killed runs left" in recovery.recover(tmp_path, "out")[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
 def test_removing_what_is_already_gone_is_not_an_error(tmp_path):
     recovery._remove(tmp_path / "gone.tmp")
     recovery._remove(tmp_path / "gone.staging")
