@@ -168,6 +168,10 @@ def test_a_lock_no_process_holds_is_removed_and_a_held_one_is_kept(tmp_path):
     lock.write_text("", encoding="utf-8")
     assert recovery._remove_stale_lock(lock) and not lock.exists()  # a killed run's: nobody holds it
     lock.write_text("", encoding="utf-8")
+    (tmp_path / ".out.99999999.0123abcd.tmp").write_text("half", encoding="utf-8")  # NO_SUCH_PID-like
+    assert recovery.recover(tmp_path, "out") == [
+        f"removed what killed runs left in {tmp_path}: .out.99999999.0123abcd.tmp, .out.lock"]
+    lock.write_text("", encoding="utf-8")
     holder = _child([sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
                      "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)", str(lock)])
     try:
