@@ -151,3 +151,12 @@ def test_the_label_record_set_keys_each_name_by_its_index(exports):
         ("labels/index", "index", "sc:Integer"), ("labels/name", "name", "sc:Text")]
     names = (EXPORT_DATA / "sib_small" / "hin_Deva" / "labels.txt").read_text(encoding="utf-8").split()
     assert [(d["labels/index"], d["labels/name"]) for d in labels["data"]] == list(enumerate(names))
+
+
+def test_the_license_entry_names_the_terms_and_every_split_they_cover(exports):
+    doc = json.loads((exports["sib"] / "croissant.json").read_text(encoding="utf-8"))
+    manifest = json.loads((exports["sib"] / "manifest.json").read_text(encoding="utf-8"))
+    splits = [f"{v}/{s}" for v in ("hin_Deva", "hin_Latn") for s in ("train", "dev", "test")]
+    assert doc["license"] == [{"@type": "sc:CreativeWork", "name": manifest["terms"]["terms"],
+                               "description": "Applies to the splits " + ", ".join(splits) + ".",
+                               "url": "https://creativecommons.org/licenses/by-sa/4.0/"}]
