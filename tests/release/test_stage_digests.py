@@ -120,9 +120,8 @@ def test_a_stage_record_holds_what_its_skip_compares_and_what_it_made(tmp_path):
         "facts": {"passed": True}, "output": {"path": "stages/qc/output", "sha256": _oracle(out)}}
     fresh = Recorder(tmp_path / "rel", tmp_path, tool)
     assert fresh.up_to_date(stage, fresh.expected(stage)) == record
-    for changed in ({**tool, "version": "0.2.0"},):  # another version of the tool: not up to date
-        other = Recorder(tmp_path / "rel", tmp_path, changed)
-        assert other.up_to_date(stage, other.expected(stage)) is None
+    other = Recorder(tmp_path / "rel", tmp_path, {**tool, "version": "0.2.0"})  # another version: not up to date
+    assert other.up_to_date(stage, other.expected(stage)) is None
     moved = Stage(name="qc", inputs={"dataset": src}, options={"seed": 1}, action=lambda o: {}, output=out)
     assert fresh.up_to_date(moved, fresh.expected(moved)) is None
     (src / "a.tsv").write_text("changed\n", encoding="utf-8")

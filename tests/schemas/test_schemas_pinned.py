@@ -173,7 +173,7 @@ def test_a_lock_no_process_holds_is_removed_and_a_held_one_is_kept(tmp_path):
         f"removed what killed runs left in {tmp_path}: .out.99999999.0123abcd.tmp, .out.lock"]
     lock.write_text("", encoding="utf-8")
     holder = _child([sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
-                     "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)", str(lock)])
+                     "fcntl.flock(fd, fcntl.LOCK_EX); time.sleep(30)", str(lock)])
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:  # until the child holds it
