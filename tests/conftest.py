@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -73,6 +75,22 @@ LONGEST_FIRST = (
     "tests/evaluation/test_evaluate_backend.py", "tests/variants/test_variants_describe.py",
     "tests/schemas/test_schemas_codes.py",
 )
+
+
+def pytest_sessionstart(session):
+    """``tempfile``'s folders of this session (the modules' doctests make theirs with ``mkdtemp``, the way a
+    reader would) go under one folder that :func:`pytest_sessionfinish` removes: the suite leaves nothing
+    in the system's temporary folder. This is a session hook, not a fixture: it covers the doctests of
+    ``builder/``, ``qc/`` and the other packages too, which this folder's fixtures do not reach."""
+    session.config._tempfile_root = tempfile.mkdtemp(prefix="pytest-tempfile-")
+    tempfile.tempdir = session.config._tempfile_root
+
+
+def pytest_sessionfinish(session):
+    root = getattr(session.config, "_tempfile_root", None)
+    if root is not None:
+        tempfile.tempdir = None
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def pytest_configure(config):
