@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -77,22 +76,6 @@ LONGEST_FIRST = (
 )
 
 
-def pytest_sessionstart(session):
-    """``tempfile``'s folders of this session (the modules' doctests make theirs with ``mkdtemp``, the way a
-    reader would) go under one folder that :func:`pytest_sessionfinish` removes: the suite leaves nothing
-    in the system's temporary folder. This is a session hook, not a fixture: it covers the doctests of
-    ``builder/``, ``qc/`` and the other packages too, which this folder's fixtures do not reach."""
-    session.config._tempfile_root = tempfile.mkdtemp(prefix="pytest-tempfile-")
-    tempfile.tempdir = session.config._tempfile_root
-
-
-def pytest_sessionfinish(session):
-    root = getattr(session.config, "_tempfile_root", None)
-    if root is not None:
-        tempfile.tempdir = None
-        shutil.rmtree(root, ignore_errors=True)
-
-
 def pytest_configure(config):
     # the controller schedules the files in the order the workers collected them (pytest_collection_modifyitems)
     if getattr(config.option, "dist", "no") in ("loadfile", "loadscope"):
@@ -116,10 +99,28 @@ def _longest_first(items) -> None:
     items.sort(key=key)  # stable: each file's tests, and the other files, keep their order
 
 
+def _in_a_temporary_folder(runtest):
+    """Run a doctest with ``tempfile``'s folder in a temporary folder of its own, removed afterwards: the
+    modules' doctests make their folders with ``mkdtemp``, as a reader would, and the suite left them in
+    the system's temporary folder. A wrapper, not a fixture: this folder's fixtures do not reach the
+    doctests of ``builder/``, ``qc/`` and the other packages; the tests' ``tmp_path`` is left as it is."""
+    def run():
+        with tempfile.TemporaryDirectory(prefix="doctest-") as folder:
+            saved, tempfile.tempdir = tempfile.tempdir, folder
+            try:
+                runtest()
+            finally:
+                tempfile.tempdir = saved
+    return run
+
+
 def pytest_collection_modifyitems(config, items):
     """The longest test files first (:data:`LONGEST_FIRST`); the docs' shell blocks run only with ``--docs``:
     without it each is skipped, named, with the reason."""
     _longest_first(items)
+    for item in items:
+        if isinstance(item, pytest.DoctestItem):
+            item.runtest = _in_a_temporary_folder(item.runtest)
     if config.getoption("--docs"):
         return
     skip = pytest.mark.skip(reason="runs the docs' shell blocks as written (about 3 CPU minutes): pass --docs, "

@@ -101,9 +101,7 @@ def test_every_field_of_every_item_is_the_source_s_or_its_translation(source, tm
     trans = _translations(source, tmp_path / f"fra{suffix}")
     result = project_mc(source, trans, "fra_Latn", tmp_path / "out")
     written = _written(tmp_path / "out")
-    line = 2  # the translation file's line of each item: the header is line 1 of a TSV, a JSONL has none
-    if suffix == ".jsonl":
-        line = 1
+    line = 1 if suffix == ".jsonl" else 2  # each item's line in the translation file: a TSV's header is line 1
     for split, rows in _source_rows(source).items():
         assert len(written[split]) == len(rows)
         for src, out in zip(rows, written[split]):  # the source's order, split by split
@@ -214,7 +212,7 @@ def test_a_file_in_another_script_stops_it_with_the_share(source, tmp_path):
              "only 0.0% of the letters are in script Latn declared by fra_Latn (expected at least 80%)")
 
 
-def test_a_severity_of_off_lets_a_missing_item_through_unwritten_checks(source, tmp_path):
+def test_an_empty_field_at_warning_severity_is_reported_and_written_as_it_is(source, tmp_path):
     rows = [_french(r) for split in _source_rows(source).values() for r in split]
     rows[0]["answer2"] = ""
     config = CheckConfig(severity={**CheckConfig().severity, "empty_fields": "warning"})
@@ -222,6 +220,7 @@ def test_a_severity_of_off_lets_a_missing_item_through_unwritten_checks(source, 
                         config=config)
     assert result.checks.counts()["empty_fields"] == 1
     assert result.checks.results["empty_fields"].items == ["line 2: answer2"]
+    assert _written(tmp_path / "out")["train"][0]["answer2"] == ""
 
 
 # --- the checks that warn, and the escalation of the line-level ones ------------------------------------------------
