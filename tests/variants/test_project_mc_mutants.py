@@ -160,7 +160,8 @@ def test_the_first_translation_of_an_id_is_the_one_used(source, tmp_path):
 def test_ids_that_repeat_across_passages_are_told_apart_by_passage_id(tmp_path):
     folder = tmp_path / "source"
     folder.mkdir()
-    rows = [_english("train", pid, "q1", n) for n, pid in enumerate(("p1", "p2", "p3"))]
+    rows = [_english("train", pid, qid, n) for n, (pid, qid) in enumerate((("p1", "q1"), ("p2", "q1"), ("p3", "q1"),
+                                                                        ("p3", "q2")))]
     (folder / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     trans = [_french(r) for r in rows]
     trans[1]["question"] = "the question of p2, told apart"
@@ -168,7 +169,7 @@ def test_ids_that_repeat_across_passages_are_told_apart_by_passage_id(tmp_path):
     project_mc(folder, path, "fra_Latn", tmp_path / "out", config=LENIENT)
     out = [json.loads(x) for x in (tmp_path / "out" / "fra_Latn" / "train.jsonl").read_text().splitlines()]
     assert [(r["passage_id"], r["question"]) for r in out] == [(t["passage_id"], t["question"]) for t in trans]
-    assert [r["provenance"]["record"] for r in out] == ["line 4", "line 3", "line 2"]
+    assert [r["provenance"]["record"] for r in out] == ["line 5", "line 4", "line 3", "line 2"]
 
 
 # --- the checks that stop the projection ----------------------------------------------------------------------------
@@ -329,12 +330,11 @@ def test_a_malformed_json_line_is_named(tmp_path):
 
 def test_a_missing_column_is_named_with_its_line(tmp_path):
     path = tmp_path / "fra.tsv"
-    path.write_text("question_id\tpassage\tquestion\tanswer1\tanswer2\tanswer3\n" "q1\ta\tb\tc\td\te\n",
-                    encoding="utf-8")
+    path.write_text("question_id\tpassage\tquestion\tanswer1\tanswer2\n" "q1\ta\tb\tc\td\n", encoding="utf-8")
     with pytest.raises(SchemaError) as err:
         read_translations(path)
-    assert str(err.value) == (f"{path}, line 2: missing column(s) answer4; expected question_id, passage, question, "
-                              "answer1-answer4")
+    assert str(err.value) == (f"{path}, line 2: missing column(s) answer3, answer4; expected question_id, passage, "
+                              "question, answer1-answer4")
 
 
 @pytest.mark.parametrize("column", ["question_id", *TRANSLATED_COLUMNS])
@@ -356,9 +356,27 @@ def test_read_translations_gives_each_row_with_its_line(tmp_path, source):
 
 
 def test_a_topic_source_is_refused(tmp_path, data_dir):
+    source = data_dir / "sib200" / "eng"
     with pytest.raises(SchemaError) as err:
-        project_mc(data_dir / "sib200" / "eng", tmp_path / "none.tsv", "fra_Latn", tmp_path / "out")
-    assert "expected multiple-choice items (question, answer1-4, correct_answer_num)" in str(err.value)
+        project_mc(source, tmp_path / "none.tsv", "fra_Latn", tmp_path / "out")
+    assert str(err.value) == f"{source}: expected multiple-choice items (question, answer1-4, correct_answer_num)"
+
+
+def test_of_several_variants_english_is_the_one_projected(tmp_path, source):
+    both = tmp_path / "both"
+    both.mkdir()
+    for code in ("deu_Latn", "eng_Latn"):  # German first: the fallback to the first variant would take it
+        folder = both / code
+        folder.mkdir()
+        for split in LAYOUT:
+            rows = [json.loads(x) for x in (source / f"{split}.jsonl").read_text().splitlines()]
+            if code == "deu_Latn":
+                rows = [dict(r, language=code, correct_answer_num=1, correct_answer=r["answer1"]) for r in rows]
+            (folder / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    project_mc(both, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
+    nums = [r["correct_answer_num"] for rows in _written(tmp_path / "out").values() for r in rows]
+    assert nums == [r["correct_answer_num"] for rows in _source_rows(source).values() for r in rows]
+    assert set(nums) != {1}
 
 
 def test_a_source_of_several_variants_without_english_is_refused(tmp_path, source):
