@@ -391,3 +391,23 @@ def test_a_source_of_several_variants_without_english_is_refused(tmp_path, sourc
     with pytest.raises(SchemaError) as err:
         project_mc(both, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
     assert str(err.value) == f"{both}: several variants and no eng_Latn to project from: deu_Latn, spa_Latn"
+
+
+def test_one_line_in_another_script_or_one_outlier_in_twelve_stops_it_too(source, tmp_path):
+    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    cyrillic = {"question": "Какой цвет выбрал этот пункт", **{f"answer{k}": f"цвет номер {'раз' * k}" for k in range(1, 5)}}
+    _refused(source, [*rows[:4], {**rows[4], **cyrillic}, *rows[5:]], tmp_path, SchemaError,
+             "1 × script_lines flagged; first: 6")
+    rows[9]["passage"] = " ".join([rows[9]["passage"]] * 12)
+    config = CheckConfig(severity={**CheckConfig().severity, "inconsistent_passages": "off"})
+    path = _translations(source, tmp_path / "long.tsv", rows)
+    with pytest.raises(SchemaError) as err:
+        project_mc(source, path, "fra_Latn", tmp_path / "out", config=config)
+    assert str(err.value).startswith(f"{path}: 1 × length_outliers flagged; first: {{'id': 'q10', 'z': ")
+
+
+def test_the_result_carries_the_source_s_credit(source, tmp_path):
+    result = project_mc(source, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
+    assert result.credit is not None and result.credit.license == "CC-BY-SA-4.0"
+    raw = json.loads((tmp_path / "out" / "fra_Latn" / "variant.json").read_text(encoding="utf-8"))
+    assert raw["source"].endswith("source")
