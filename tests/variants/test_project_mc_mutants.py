@@ -411,3 +411,13 @@ def test_the_result_carries_the_source_s_credit(source, tmp_path):
     assert result.credit is not None and result.credit.license == "CC-BY-SA-4.0"
     raw = json.loads((tmp_path / "out" / "fra_Latn" / "variant.json").read_text(encoding="utf-8"))
     assert raw["source"].endswith("source")
+
+
+def test_a_source_of_one_variant_that_is_not_english_is_projected_from(tmp_path, source):
+    one = tmp_path / "one" / "deu_Latn"
+    one.mkdir(parents=True)
+    for split in LAYOUT:
+        rows = [dict(json.loads(x), language="deu_Latn") for x in (source / f"{split}.jsonl").read_text().splitlines()]
+        (one / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = project_mc(tmp_path / "one", _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
+    assert result.rows == {"train": 8, "dev": 4}
