@@ -16,6 +16,7 @@ import pytest
 from builder.variants.checks import CheckConfig
 from builder.variants.project_mc import project_mc, read_translations
 from schemas.errors import AlignmentError, SchemaError, ScriptError
+from schemas.io import write_jsonl_atomic
 from schemas.records import MC_COLUMNS
 from schemas.variant import VariantInfo
 
@@ -62,23 +63,38 @@ def source(tmp_path) -> Path:
         for pid, qid in items:
             rows.append(_english(split, pid, qid, n))
             n += 1
-        (folder / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        write_jsonl_atomic(folder / f"{split}.jsonl", rows)
     return folder
 
 
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
 def _source_rows(source: Path) -> dict[str, list[dict]]:
-    return {split: [json.loads(line) for line in (source / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
-            for split in LAYOUT}
+    return {split: _jsonl(source / f"{split}.jsonl") for split in LAYOUT}
+
+
+def _all_french(source: Path) -> list[dict]:
+    """The stand-in translation of every source item, in the source's order."""
+    return [_french(r) for split in _source_rows(source).values() for r in split]
+
+
+def _train_only(tmp_path: Path, rows: list[dict]) -> Path:
+    """A source folder of one split, ``train``, holding ``rows``."""
+    folder = tmp_path / "source"
+    folder.mkdir()
+    write_jsonl_atomic(folder / "train.jsonl", rows)
+    return folder
 
 
 def _translations(source: Path, path: Path, rows: list[dict] | None = None, *, passage_ids: bool = False) -> Path:
     """Write the translation of every source item (or ``rows``) as TSV or JSONL, by ``path``'s suffix."""
     if rows is None:
-        rows = [_french(r) for split in _source_rows(source).values() for r in split]
+        rows = _all_french(source)
     columns = ("passage_id", "question_id", *TRANSLATED_COLUMNS) if passage_ids else ("question_id", *TRANSLATED_COLUMNS)
     if path.suffix == ".jsonl":
-        path.write_text("".join(json.dumps({c: r[c] for c in columns}, ensure_ascii=False) + "\n" for r in rows),
-                        encoding="utf-8")
+        write_jsonl_atomic(path, ({c: r[c] for c in columns} for r in rows))
     else:
         lines = ["\t".join(columns)] + ["\t".join(str(r[c]) for c in columns) for r in rows]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -86,10 +102,11 @@ def _translations(source: Path, path: Path, rows: list[dict] | None = None, *, p
 
 
 def _written(out: Path, variant: str = "fra_Latn") -> dict[str, list[dict]]:
-    return {split: [json.loads(line) for line in (out / variant / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
-            for split in LAYOUT}
+    return {split: _jsonl(out / variant / f"{split}.jsonl") for split in LAYOUT}
 
 
+#: a question and options mostly in Cyrillic, the passage left Latin: a line mostly in another script
+CYRILLIC = {"question": "Какой цвет выбрал этот пункт", **{f"answer{k}": f"цвет номер {'раз' * k}" for k in range(1, 5)}}
 LENIENT = CheckConfig(max_odd_share=1.0)  # a line-level finding stays a warning however few the items
 
 
@@ -135,7 +152,7 @@ def test_variant_json_records_the_translation_file_its_rows_and_every_check(sour
 
 
 def test_the_key_comes_from_the_source_whatever_the_translation_puts_first(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     for row in rows:  # a translator who moved the right answer to answer1 moves nothing
         row["answer1"], row["answer2"] = row["answer2"], row["answer1"]
     project_mc(source, _translations(source, tmp_path / "fra.tsv", rows), "fra_Latn", tmp_path / "out")
@@ -148,7 +165,7 @@ def test_the_key_comes_from_the_source_whatever_the_translation_puts_first(sourc
 
 
 def test_the_first_translation_of_an_id_is_the_one_used(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     again = dict(rows[0], question="a later retranslation of the first question")
     project_mc(source, _translations(source, tmp_path / "fra.tsv", [*rows, again]), "fra_Latn", tmp_path / "out",
                config=LENIENT)
@@ -158,16 +175,14 @@ def test_the_first_translation_of_an_id_is_the_one_used(source, tmp_path):
 
 
 def test_ids_that_repeat_across_passages_are_told_apart_by_passage_id(tmp_path):
-    folder = tmp_path / "source"
-    folder.mkdir()
     rows = [_english("train", pid, qid, n) for n, (pid, qid) in enumerate((("p1", "q1"), ("p2", "q1"), ("p3", "q1"),
                                                                         ("p3", "q2")))]
-    (folder / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    folder = _train_only(tmp_path, rows)
     trans = [_french(r) for r in rows]
     trans[1]["question"] = "the question of p2, told apart"
     path = _translations(folder, tmp_path / "fra.tsv", list(reversed(trans)), passage_ids=True)
     project_mc(folder, path, "fra_Latn", tmp_path / "out", config=LENIENT)
-    out = [json.loads(x) for x in (tmp_path / "out" / "fra_Latn" / "train.jsonl").read_text().splitlines()]
+    out = _jsonl(tmp_path / "out" / "fra_Latn" / "train.jsonl")
     assert [(r["passage_id"], r["question"]) for r in out] == [(t["passage_id"], t["question"]) for t in trans]
     assert [r["provenance"]["record"] for r in out] == ["line 5", "line 4", "line 3", "line 2"]
 
@@ -184,20 +199,20 @@ def _refused(source, rows, tmp_path, exc, message, config=None):
 
 
 def test_an_id_not_in_the_source_stops_it_before_a_missing_one(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     rows[3]["question_id"] = "q99"
     rows[5]["question_id"] = "q98"
     _refused(source, rows, tmp_path, AlignmentError, "2 × item id not in the source; first: q98")
 
 
 def test_a_source_item_without_translation_is_named(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     _refused(source, rows[:4] + rows[5:], tmp_path, AlignmentError,
              "1 × source item has no translation; first: q5")
 
 
 def test_an_empty_translated_field_is_named_with_its_line(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     rows[2]["answer3"] = "   "
     rows[6]["passage"] = ""
     _refused(source, rows, tmp_path, SchemaError, "2 × empty translated field; first: line 4: answer3")
@@ -214,7 +229,7 @@ def test_a_file_in_another_script_stops_it_with_the_share(source, tmp_path):
 
 
 def test_an_empty_field_at_warning_severity_is_reported_and_written_as_it_is(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     rows[0]["answer2"] = ""
     config = CheckConfig(severity={**CheckConfig().severity, "empty_fields": "warning"})
     result = project_mc(source, _translations(source, tmp_path / "fra.tsv", rows), "fra_Latn", tmp_path / "out",
@@ -234,39 +249,36 @@ def _warned(source, rows, tmp_path, config=LENIENT):
 
 
 def test_two_different_questions_translated_alike_are_a_duplicate_pair(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     rows[6]["question"] = rows[1]["question"] + "  "
     assert _warned(source, rows, tmp_path) == {"duplicates": [["q2", "q7"]]}
 
 
 def test_the_same_english_question_translated_alike_is_no_duplicate(tmp_path):
-    folder = tmp_path / "source"
-    folder.mkdir()
     rows = [_english("train", pid, qid, n) for n, (pid, qid) in enumerate((("p1", "q1"), ("p2", "q2"), ("p3", "q3")))]
     for row in rows:
         row["question"] = "What is it about?"
-    (folder / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    folder = _train_only(tmp_path, rows)
     result = project_mc(folder, _translations(folder, tmp_path / "fra.tsv", [_french(r) for r in rows]), "fra_Latn",
                         tmp_path / "out", config=LENIENT)
     assert result.checks.counts()["duplicates"] == 0
 
 
 def test_options_translated_alike_and_a_passage_translated_two_ways_are_reported(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     rows[3]["answer4"] = rows[3]["answer2"] + " "
     rows[5]["passage"] = rows[5]["passage"].upper()  # the same length: no length outlier
     assert _warned(source, rows, tmp_path) == {"duplicate_options": ["q4"], "inconsistent_passages": ["p3"]}
 
 
 def test_a_line_mostly_in_another_script_is_reported_by_its_line(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
-    cyrillic = {"question": "Какой цвет выбрал этот пункт", **{f"answer{k}": f"цвет номер {'раз' * k}" for k in range(1, 5)}}
-    rows[4] = {**rows[4], **cyrillic}  # the passage stays Latin: the letters are mostly Cyrillic
+    rows = _all_french(source)
+    rows[4] = {**rows[4], **CYRILLIC}  # the passage stays Latin: the letters are mostly Cyrillic
     assert _warned(source, rows, tmp_path) == {"script_lines": [6]}
 
 
 def test_a_translation_far_longer_than_its_source_is_a_length_outlier(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     rows[9]["passage"] = " ".join([rows[9]["passage"]] * 12)
     found = _warned(source, rows, tmp_path)
     assert list(found) == ["length_outliers", "inconsistent_passages"]
@@ -276,16 +288,14 @@ def test_a_translation_far_longer_than_its_source_is_a_length_outlier(source, tm
 
 
 def test_one_odd_line_in_twelve_is_over_the_odd_share_and_stops_it(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
+    rows = _all_french(source)
     rows[6]["question"] = rows[1]["question"]
     _refused(source, rows, tmp_path, SchemaError, "1 × duplicates flagged; first: ['q2', 'q7']")
 
 
 def test_with_fewer_than_three_items_no_length_is_an_outlier(tmp_path):
-    folder = tmp_path / "source"
-    folder.mkdir()
     rows = [_english("train", pid, qid, n) for n, (pid, qid) in enumerate((("p1", "q1"), ("p2", "q2")))]
-    (folder / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    folder = _train_only(tmp_path, rows)
     trans = [_french(r) for r in rows]
     trans[0]["passage"] = " ".join([trans[0]["passage"]] * 30)
     result = project_mc(folder, _translations(folder, tmp_path / "fra.tsv", trans), "fra_Latn", tmp_path / "out")
@@ -298,8 +308,8 @@ def test_with_fewer_than_three_items_no_length_is_an_outlier(tmp_path):
 def test_one_own_license_of_every_item_is_the_variant_s_license(source, tmp_path):
     for split in LAYOUT:
         path = source / f"{split}.jsonl"
-        rows = [dict(json.loads(x), license="CC-BY-4.0") for x in path.read_text().splitlines()]
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        rows = [dict(r, license="CC-BY-4.0") for r in _jsonl(path)]
+        write_jsonl_atomic(path, rows)
     project_mc(source, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
     info = VariantInfo.read(tmp_path / "out" / "fra_Latn")
     assert info.license == "CC-BY-4.0"
@@ -309,9 +319,9 @@ def test_one_own_license_of_every_item_is_the_variant_s_license(source, tmp_path
 
 def test_an_item_with_a_blank_license_takes_the_variant_s(source, tmp_path):
     path = source / "train.jsonl"
-    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows = _jsonl(path)
     rows[0]["license"] = " "
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    write_jsonl_atomic(path, rows)
     project_mc(source, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
     assert _written(tmp_path / "out")["train"][0]["license"] == "CC-BY-SA-4.0"
     assert VariantInfo.read(tmp_path / "out" / "fra_Latn").license == "CC-BY-SA-4.0"
@@ -369,10 +379,10 @@ def test_of_several_variants_english_is_the_one_projected(tmp_path, source):
         folder = both / code
         folder.mkdir()
         for split in LAYOUT:
-            rows = [json.loads(x) for x in (source / f"{split}.jsonl").read_text().splitlines()]
+            rows = _source_rows(source)[split]
             if code == "deu_Latn":
                 rows = [dict(r, language=code, correct_answer_num=1, correct_answer=r["answer1"]) for r in rows]
-            (folder / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            write_jsonl_atomic(folder / f"{split}.jsonl", rows)
     project_mc(both, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
     nums = [r["correct_answer_num"] for rows in _written(tmp_path / "out").values() for r in rows]
     assert nums == [r["correct_answer_num"] for rows in _source_rows(source).values() for r in rows]
@@ -386,17 +396,16 @@ def test_a_source_of_several_variants_without_english_is_refused(tmp_path, sourc
         folder = both / code
         folder.mkdir()
         for split in LAYOUT:
-            rows = [dict(json.loads(x), language=code) for x in (source / f"{split}.jsonl").read_text().splitlines()]
-            (folder / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            rows = [dict(r, language=code) for r in _source_rows(source)[split]]
+            write_jsonl_atomic(folder / f"{split}.jsonl", rows)
     with pytest.raises(SchemaError) as err:
         project_mc(both, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
     assert str(err.value) == f"{both}: several variants and no eng_Latn to project from: deu_Latn, spa_Latn"
 
 
 def test_one_line_in_another_script_or_one_outlier_in_twelve_stops_it_too(source, tmp_path):
-    rows = [_french(r) for split in _source_rows(source).values() for r in split]
-    cyrillic = {"question": "Какой цвет выбрал этот пункт", **{f"answer{k}": f"цвет номер {'раз' * k}" for k in range(1, 5)}}
-    _refused(source, [*rows[:4], {**rows[4], **cyrillic}, *rows[5:]], tmp_path, SchemaError,
+    rows = _all_french(source)
+    _refused(source, [*rows[:4], {**rows[4], **CYRILLIC}, *rows[5:]], tmp_path, SchemaError,
              "1 × script_lines flagged; first: 6")
     rows[9]["passage"] = " ".join([rows[9]["passage"]] * 12)
     config = CheckConfig(severity={**CheckConfig().severity, "inconsistent_passages": "off"})
@@ -417,7 +426,7 @@ def test_a_source_of_one_variant_that_is_not_english_is_projected_from(tmp_path,
     one = tmp_path / "one" / "deu_Latn"
     one.mkdir(parents=True)
     for split in LAYOUT:
-        rows = [dict(json.loads(x), language="deu_Latn") for x in (source / f"{split}.jsonl").read_text().splitlines()]
-        (one / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        rows = [dict(r, language="deu_Latn") for r in _source_rows(source)[split]]
+        write_jsonl_atomic(one / f"{split}.jsonl", rows)
     result = project_mc(tmp_path / "one", _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
     assert result.rows == {"train": 8, "dev": 4}
