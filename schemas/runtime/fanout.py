@@ -390,7 +390,10 @@ class _StreamPool:
         workers = []
         try:
             for _ in range(self.jobs):
-                inbox, outbox = ctx.SimpleQueue(), ctx.Queue(self.queue)
+                # the inbox is a Queue, whose feeder thread writes the pipe, so handing out a task never
+                # blocks this process: a SimpleQueue's put wrote the pipe here, and a task larger than the
+                # pipe's buffer (128 long paths) blocked it while the worker waited on a full outbox.
+                inbox, outbox = ctx.Queue(), ctx.Queue(self.queue)
                 proc = ctx.Process(target=_stream_worker, args=(self.work, inbox, outbox), daemon=True)
                 proc.start()
                 workers.append((proc, inbox, outbox))
@@ -421,12 +424,13 @@ class _StreamPool:
             for proc, _, _ in workers:
                 proc.join()
         finally:
-            for proc, _, outbox in workers:
+            for proc, inbox, outbox in workers:
                 if proc.is_alive():
                     proc.terminate()
                 proc.join()
-                outbox.cancel_join_thread()
-                outbox.close()
+                for box in (inbox, outbox):
+                    box.cancel_join_thread()  # a task left unsent to an ended worker must not hold the exit
+                    box.close()
 
     @staticmethod
     def _results(worker, give) -> Iterator:

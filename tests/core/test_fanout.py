@@ -391,6 +391,26 @@ def test_ordered_map_gives_each_tasks_results_in_task_order_whatever_finishes_fi
     assert got == [(task, list(parts(task))) for task in tasks]
 
 
+def test_ordered_map_does_not_hang_on_a_task_larger_than_the_pipe_buffer():
+    """A task pickled larger than a pipe's buffer (64 KiB: 128 paths of 550 characters), handed to a worker
+    whose results fill its queue, blocked this process in the put while the worker waited for a reader:
+    the assembly hung for good. Run in a child, so a hang fails the test instead of holding the suite."""
+    import subprocess
+    import sys
+
+    script = (
+        "from schemas.runtime.fanout import ordered_map\n"
+        "def work(task):\n"
+        "    for _ in range(40):\n"
+        "        yield 'r' * 100_000\n"
+        "tasks = [f't{i}' + 'x' * 70_000 for i in range(10)]\n"
+        "got = [sum(1 for _ in results) for _, results in ordered_map(work, tasks, jobs=2, depth=2, queue=8)]\n"
+        "print(sum(got))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "400"
+
+
 @pytest.mark.parametrize("jobs, depth", [(1, 2), (2, 1), (2, 3)])
 def test_ordered_map_holds_at_most_jobs_times_depth_tasks_in_flight(jobs, depth):
     from schemas.runtime.fanout import ordered_map
