@@ -22,6 +22,7 @@ import contextlib
 import csv
 import io
 import re
+from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
 
@@ -162,6 +163,51 @@ _JSON_PER_ROW = ("answer1", "answer2", "answer3", "answer4", "correct_answer", "
                  "file", "record", "question", "question_id")
 
 
+@dataclass(frozen=True)
+class Encoded:
+    """Rows of one source and output split, ready to append: every column, their text length, the lines."""
+
+    n: int
+    cols: dict
+    text: int  # characters of passage, question and answers (for the row-group size)
+    jsonl: str
+    tsv: str
+
+
+def encode_rows(split: str, dataset: str, license_: str, language: str, formats, cols: dict[str, list]) -> Encoded:
+    """The rows given as columns (``passage_id`` to ``correct_answer_num``, ``corpus``, ``file``, ``record``),
+    encoded for :meth:`Outputs.write`: the JSON lines and TSV rows only when ``formats`` holds them."""
+    n = len(cols["question_id"])
+    if not n:
+        return Encoded(0, {}, 0, "", "")
+    full = {**cols, "dataset": [dataset] * n, "split": [split] * n, "language": [language] * n,
+            "license": [license_] * n}
+    text = sum(map(len, cols["passage"])) + sum(map(len, cols["question"])) + sum(
+        sum(map(len, cols[f"answer{k}"])) for k in range(1, 5))
+    nums = [str(x) for x in cols["correct_answer_num"]]
+    jsonl = tsv = ""
+    if "jsonl" in formats:
+        enc = {c: _per_passage(json_text, cols[c]) if c == "passage" else list(map(json_text, cols[c]))
+               for c in _JSON_PER_ROW}
+        head = f'"dataset": {json_text(dataset)}, "language": {json_text(language)}, ' \
+               f'"license": {json_text(license_)}, "passage": '
+        tail = f', "split": {json_text(split)}}}\n'
+        jsonl = "".join(
+            f'{{"answer1": {a1}, "answer2": {a2}, "answer3": {a3}, "answer4": {a4}, "correct_answer": {ca}, '
+            f'"correct_answer_num": {num}, {head}{p}, "passage_id": {pid}, "provenance": {{"corpus": {co}, '
+            f'"file": {fi}, "record": {re_}}}, "question": {q}, "question_id": {qid}{tail}'
+            for a1, a2, a3, a4, ca, num, p, pid, co, fi, re_, q, qid in zip(
+                enc["answer1"], enc["answer2"], enc["answer3"], enc["answer4"], enc["correct_answer"], nums,
+                enc["passage"], enc["passage_id"], enc["corpus"], enc["file"], enc["record"], enc["question"],
+                enc["question_id"]))
+    if "tsv" in formats:
+        fields = {**{c: _per_passage(tsv_field, full[c]) if c == "passage" else _tsv_column(full[c])
+                     for c in _COLUMNS if c != "correct_answer_num"},
+                  "correct_answer_num": nums}
+        tsv = "".join(["\t".join(row) + "\n" for row in zip(*(fields[c] for c in _COLUMNS))])
+    return Encoded(n, {c: full[c] for c in _COLUMNS}, text, jsonl, tsv)
+
+
 class Outputs:
     """Every output file of one assembly, open in ``folder`` (the staging folder) until ``stack`` closes.
 
@@ -170,7 +216,7 @@ class Outputs:
     """
 
     def __init__(self, folder: Path, splits, formats, language: str, stack: contextlib.ExitStack):
-        self.folder, self.language = Path(folder), language
+        self.folder, self.language, self.formats = Path(folder), language, tuple(formats)
         self.splits = {split: _Split(self.folder, split, formats, stack) for split in splits}
         self.ledger = _text_file(self.folder / "dropped.jsonl", stack)
 
@@ -180,36 +226,20 @@ class Outputs:
     def rows(self, split: str, dataset: str, license_: str, cols: dict[str, list]) -> None:
         """Append kept rows of one source, given as columns (``passage_id`` to ``correct_answer_num``, ``corpus``,
         ``file``, ``record``), to the split's files and its row group."""
+        self.write(split, encode_rows(split, dataset, license_, self.language, self.formats, cols))
+
+    def write(self, split: str, encoded: Encoded) -> None:
+        """Append rows encoded by :func:`encode_rows` (here or in a worker process) to the split's files."""
         out = self.splits[split]
-        n = len(cols["question_id"])
-        if not n:
+        if not encoded.n:
             return
-        full = {**cols, "dataset": [dataset] * n, "split": [split] * n, "language": [self.language] * n,
-                "license": [license_] * n}
         for c in _COLUMNS:
-            out.cols[c].extend(full[c])
-        out.text += sum(map(len, cols["passage"])) + sum(map(len, cols["question"])) + sum(
-            sum(map(len, cols[f"answer{k}"])) for k in range(1, 5))
-        nums = [str(x) for x in cols["correct_answer_num"]]
+            out.cols[c].extend(encoded.cols[c])
+        out.text += encoded.text
         if out.jsonl is not None:
-            enc = {c: _per_passage(json_text, cols[c]) if c == "passage" else list(map(json_text, cols[c]))
-                   for c in _JSON_PER_ROW}
-            head = f'"dataset": {json_text(dataset)}, "language": {json_text(self.language)}, ' \
-                   f'"license": {json_text(license_)}, "passage": '
-            tail = f', "split": {json_text(split)}}}\n'
-            out.jsonl.write("".join(
-                f'{{"answer1": {a1}, "answer2": {a2}, "answer3": {a3}, "answer4": {a4}, "correct_answer": {ca}, '
-                f'"correct_answer_num": {num}, {head}{p}, "passage_id": {pid}, "provenance": {{"corpus": {co}, '
-                f'"file": {fi}, "record": {re_}}}, "question": {q}, "question_id": {qid}{tail}'
-                for a1, a2, a3, a4, ca, num, p, pid, co, fi, re_, q, qid in zip(
-                    enc["answer1"], enc["answer2"], enc["answer3"], enc["answer4"], enc["correct_answer"], nums,
-                    enc["passage"], enc["passage_id"], enc["corpus"], enc["file"], enc["record"], enc["question"],
-                    enc["question_id"])))
+            out.jsonl.write(encoded.jsonl)
         if out.tsv is not None:
-            fields = {**{c: _per_passage(tsv_field, full[c]) if c == "passage" else _tsv_column(full[c])
-                         for c in _COLUMNS if c != "correct_answer_num"},
-                      "correct_answer_num": nums}
-            out.tsv.write("".join(["\t".join(row) + "\n" for row in zip(*(fields[c] for c in _COLUMNS))]))
+            out.tsv.write(encoded.tsv)
         if out.text >= ROW_GROUP_TEXT or len(out.cols["question_id"]) >= ROW_GROUP_ROWS:
             out.flush()
 

@@ -51,6 +51,9 @@ from .shuffle import shuffle_split
 FILES_PER_TASK = 128
 #: Records per message from a worker.
 BATCH = 1024
+#: Tasks each worker holds, and results it may queue: enough that the workers keep reading while this
+#: process writes a finished split (RACE train: about a second), a few MB per worker.
+DEPTH, QUEUE = 16, 32
 
 #: ``(recipe, on_error, seed)`` of the running assembly; forked workers inherit it.
 _STATE: list = []
@@ -307,7 +310,8 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
         with contextlib.ExitStack() as stack:
             outputs = Outputs(Path(folder), output_splits(recipe), recipe.formats, recipe.language, stack)
             current, steps, progress = None, None, _Progress(wrap)
-            for task, payloads in ordered_map(run_task, plan(recipe, result.on_error, info), jobs=jobs):
+            for task, payloads in ordered_map(run_task, plan(recipe, result.on_error, info), jobs=jobs,
+                                          depth=DEPTH, queue=QUEUE):
                 if current is None:
                     spec = recipe.sources[task.source]
                     if task.first and (steps is None or steps[0] != task.source):

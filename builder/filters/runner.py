@@ -46,8 +46,41 @@ from schemas.errors import SourceError
 
 
 def key_digest(step: Filter, item) -> bytes:
-    """16-byte BLAKE2 digest of ``step.key(item)`` (``repr`` of the key: one text per key)."""
-    return hashlib.blake2b(repr(step.key(item)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    """16-byte BLAKE2 digest of ``step.key(item)``: one text per key, so equal keys, and only they, share it.
+
+    A key that is a tuple whose first element is a string (a passage, shared
+    by the questions after it) is hashed as that string, length first, then
+    ``repr`` of the rest; the first part's hash state is kept for the next key
+    with the same first element. Any other key is hashed as its ``repr``.
+
+    >>> class Step:
+    ...     key = staticmethod(lambda item: item)
+    >>> key_digest(Step(), ("Text.", "Why?")) == key_digest(Step(), ("Text.", "Why?"))
+    True
+    >>> len({key_digest(Step(), k) for k in [("ab", "c"), ("a", "bc"), ("abc",), "('ab', 'c')"]})
+    4
+    """
+    key = step.key(item)
+    if type(key) is not tuple or not key or type(key[0]) is not str:
+        return hashlib.blake2b(b"r" + _utf8(repr(key)), digest_size=16).digest()
+    head, state = _HEAD
+    if head is not key[0] and head != key[0]:
+        head = key[0]
+        data = _utf8(head)
+        state = hashlib.blake2b(b"t%d:" % len(data), digest_size=16)
+        state.update(data)
+        _HEAD[:] = head, state
+    state = state.copy()
+    state.update(_utf8(repr(key[1:])))
+    return state.digest()
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+#: The first element of the last tuple key :func:`key_digest` hashed, and the hash state after it.
+_HEAD: list = [None, None]
 
 
 class StepLedger:

@@ -82,17 +82,24 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def count_sentences(text: str) -> int:
+def count_sentences(text: str, *, above: int | None = None) -> int:
     """Number of sentences in ``text`` (0 for empty or blank text).
+
+    With ``above``, counting stops at the first sentence past ``above``: the
+    result is then ``above + 1`` for any longer text.
 
     >>> count_sentences("")
     0
     >>> count_sentences("ሰላም ነው። እንዴት ነህ፧")
     2
+    >>> count_sentences("One. Two. Three. Four.", above=1)
+    2
     """
-    n, end = 0, 0
+    n, end, stop = 0, 0, -1 if above is None else above + 1
     for match in _BOUNDARY.finditer(text):
         n, end = n + 1, match.end()
+        if n == stop:
+            return n
     # every match holds a terminal mark, so only the tail can be blank
     return n + (end < len(text) and not text[end:].isspace())
 
@@ -112,4 +119,4 @@ def more_sentences_than(text: str, limit: int) -> bool:
         marks = len(_MARK.findall(text))
     if marks + 1 <= limit:
         return False
-    return count_sentences(text) > limit
+    return count_sentences(text, above=limit) > limit

@@ -386,7 +386,7 @@ def test_the_fast_path_decides_limit_minus_one_marks_without_counting(monkeypatc
     # Mutants ``+ 2 <= limit`` and ``+ 1 < limit`` send such texts to the full count (same answer, slower).
     import builder.filters.sentences as sentences
 
-    def no_count(text):
+    def no_count(text, **_):
         raise AssertionError("count_sentences was called on a text the fast path decides")
 
     text = passage(limit - 1, True)  # limit - 1 marks, limit sentences: not more than limit
@@ -638,3 +638,15 @@ def test_a_split_whose_records_are_all_dropped_is_one_empty_row_group(tmp_path):
     assert manifest["splits"] == {"train": 0, "dev": 0}
     parquet = pq.ParquetFile(tmp_path / "out" / "dev.parquet")
     assert parquet.num_row_groups == 1 and parquet.metadata.row_group(0).num_rows == 0
+
+
+@pytest.mark.parametrize("above", [0, 1, 2, 5])
+def test_a_count_that_stops_early_tells_more_than_above_apart_from_the_true_count(above):
+    # count_sentences(above=k) stops at the (k + 1)-th sentence: min(true count, k + 1), for texts with and
+    # without a final mark (the tail sentence) and with a blank tail.
+    for n in range(0, 8):
+        for tail in (True, False):
+            text = passage(n, tail) + ("" if tail else "  ")
+            true = count_sentences(text)
+            assert count_sentences(text, above=above) == min(true, above + 1)
+            assert more_sentences_than(text, above) is (true > above)
