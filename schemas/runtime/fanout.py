@@ -371,10 +371,11 @@ def ordered_map(work: Callable[[Any], Iterable], tasks: Iterable, *, jobs: int =
 def _stream_worker(work, inbox, outbox) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process is interrupted and ends the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    for task in iter(inbox.get, None):
+    for blob in iter(inbox.get, None):
         try:
-            for result in work(task):
-                outbox.put(("result", result))
+            for result in work(pickle.loads(blob)):
+                # pickled here, not by the queue's feeder thread, which prints an error and drops the message
+                outbox.put(("result", pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)))
             outbox.put(("done", None))
         except BaseException as err:  # noqa: BLE001 - every failure travels to the main process
             outbox.put(("error", _Failed(err)))
@@ -404,7 +405,7 @@ class _StreamPool:
                     if isinstance(task, BaseException):
                         pending.append((task, None))  # raised in its turn; the worker gets the next real task
                         continue
-                    worker[1].put(task)
+                    worker[1].put(pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL))  # an error here, not lost
                     pending.append((task, worker))
                     return
 
@@ -448,4 +449,4 @@ class _StreamPool:
                 return
             if kind == "error":
                 raise payload.err
-            yield payload
+            yield pickle.loads(payload)

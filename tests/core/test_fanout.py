@@ -461,6 +461,34 @@ def test_ordered_map_carries_an_unpicklable_error_by_class_name_and_message():
     assert multiprocessing_children() == before
 
 
+def yields_unpicklably(task):
+    yield task
+    yield lambda: None  # a result that cannot be pickled
+
+
+def test_ordered_map_raises_a_result_that_cannot_travel_instead_of_losing_it():
+    """A queue's feeder thread that cannot pickle a message prints a traceback and drops it: the consumer
+    got the task's other results, no error, and an assembly wrote 0 rows with exit code 0."""
+    from schemas.runtime.fanout import ordered_map
+
+    before, seen = multiprocessing_children(), []
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError), match="pickle"):
+        for task, results in ordered_map(yields_unpicklably, range(3), jobs=2):
+            seen.extend(results)
+    assert seen == [0]
+    assert multiprocessing_children() == before
+
+
+def test_ordered_map_raises_a_task_that_cannot_travel_instead_of_waiting_for_it():
+    from schemas.runtime.fanout import ordered_map
+
+    before = multiprocessing_children()
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError), match="pickle"):
+        for _, results in ordered_map(parts, [("a", 1, []), ("b", 1, [lambda: None])], jobs=2):
+            list(results)
+    assert multiprocessing_children() == before
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_ordered_map_raises_a_planning_error_in_its_turn(jobs):
     from schemas.runtime.fanout import ordered_map
