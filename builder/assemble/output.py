@@ -22,6 +22,7 @@ import contextlib
 import csv
 import io
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -87,7 +88,7 @@ def _per_passage(encode, passages: list[str]) -> list[str]:
 class _Split:
     """The open files of one output split and its buffered row group."""
 
-    def __init__(self, folder: Path, split: str, formats, stack: contextlib.ExitStack):
+    def __init__(self, folder: Path, split: str, formats, stack: contextlib.ExitStack, writer: ThreadPoolExecutor):
         import pyarrow.parquet as pq
 
         self.schema = arrow_schema("mc", required=True).remove_metadata()
@@ -95,6 +96,10 @@ class _Split:
         self.parquet = pq.ParquetWriter(str(stack.enter_context(atomic_path(folder / f"{split}.parquet"))),
                                         self.schema, compression="zstd", use_dictionary=True, write_statistics=True)
         stack.callback(self.parquet.close)  # before the rename: the ExitStack unwinds in reverse
+        #: the row group being written by ``writer`` (Arrow compresses and writes without the GIL, so this
+        #: process goes on with the next rows); waited for before the next one, and before the file is closed
+        self.writer, self.writing = writer, None
+        stack.callback(self.wait)
         self.jsonl = self.tsv = None
         if "jsonl" in formats:
             self.names.append(f"{split}.jsonl")
@@ -120,10 +125,19 @@ class _Split:
         prov = self.schema.field("provenance").type
         arrays["provenance"] = pa.StructArray.from_arrays(
             [string_array(cols[c]) for c in ("corpus", "file", "record")], fields=list(prov))
-        self.parquet.write_table(pa.Table.from_arrays([arrays[c] for c in self.schema.names], schema=self.schema))
+        table = pa.Table.from_arrays([arrays[c] for c in self.schema.names], schema=self.schema)
+        self.wait()
+        self.writing = self.writer.submit(self.parquet.write_table, table)
         self.groups += 1
         self.cols = {c: [] for c in cols}
         self.text = 0
+
+
+    def wait(self) -> None:
+        """Wait for the row group being written; its error, if any, is raised here."""
+        writing, self.writing = self.writing, None
+        if writing is not None:
+            writing.result()
 
 
 def string_array(values: list[str]):
@@ -217,7 +231,9 @@ class Outputs:
 
     def __init__(self, folder: Path, splits, formats, language: str, stack: contextlib.ExitStack):
         self.folder, self.language, self.formats = Path(folder), language, tuple(formats)
-        self.splits = {split: _Split(self.folder, split, formats, stack) for split in splits}
+        writer = ThreadPoolExecutor(max_workers=max(1, len(splits)), thread_name_prefix="parquet")
+        self.splits = {split: _Split(self.folder, split, formats, stack, writer) for split in splits}
+        stack.callback(writer.shutdown)  # runs first: every row group written, then each split closes
         self.ledger = _text_file(self.folder / "dropped.jsonl", stack)
 
     def names(self) -> list[str]:
@@ -247,4 +263,6 @@ class Outputs:
         """Write the last row group of every split; return the names of the files."""
         for out in self.splits.values():
             out.flush()
+        for out in self.splits.values():
+            out.wait()
         return self.names()

@@ -11,7 +11,10 @@ With bounded memory, using the cores:
    steps, and when the task holds its whole split, the ``split`` and
    ``passage`` steps too, up to the first ``source`` step (duplicates across
    the splits of a source), whose key digest the worker computes. Results
-   come back in batches of :data:`BATCH` records, in task order.
+   come back in batches of :data:`BATCH` records, in task order. A source
+   whose every split fits in one task (the one-file corpora) is one task: the
+   worker runs all of steps 2-4 for it (:func:`run_source`), and this process
+   only writes the lines it sends.
 3. **The rest of the steps** (this process), batch by batch, through the one
    runner (:class:`builder.filters.runner.Chain`); the survivors of a split
    are pickled to a spill file, its drops to one file per step.
@@ -30,8 +33,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import pickle
 import shutil
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -43,14 +48,16 @@ from ..filters import FourOptions, StepContext, get_filter
 from ..filters.runner import Chain, SeenStore, StepLedger, key_digest
 from ..readers import get_reader
 from ..readers.base import BadRecord, RawMCItem
-from .counts import Count, CountLedger, InternalError, output_splits
-from .output import Outputs
+from .counts import Assembly, Count, CountLedger, InternalError, output_splits
+from .output import Outputs, encode_rows
 from .shuffle import shuffle_split
 
 #: Files per task (RACE: about 450 questions).
 FILES_PER_TASK = 128
 #: Records per message from a worker.
 BATCH = 1024
+#: Characters of ledger lines per message from a worker.
+PIECE = 1 << 20
 #: Tasks each worker holds, and results it may queue: enough that the workers keep reading while this
 #: process writes a finished split (RACE train: about a second), a few MB per worker.
 DEPTH, QUEUE = 16, 32
@@ -67,6 +74,10 @@ class Task:
     stop: int  # the worker runs steps[:stop]
     first: bool  # first task of its split
     last: bool  # last task of its split
+    #: a task that holds its whole source, every split in one task: ``(native split, files)`` of each, and
+    #: the source's license; the worker runs everything, shuffle and output lines included (:func:`run_source`)
+    whole: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    license: str = ""
 
 
 def _reader(recipe: Recipe, index: int, spec: SourceSpec, on_error: str):
@@ -143,6 +154,11 @@ def plan(recipe, on_error: str, info: dict):
         del listed
         info[index] = (license_, total)
         part, whole = stops(build_steps(spec))
+        if one_task(files):
+            yield Task(index, "", (), len(build_steps(spec)), True, True, whole=tuple(
+                (native, tuple(joined.split("\0")) if count else ()) for native, (count, joined) in files.items()),
+                license=license_)
+            continue
         for native, (count, joined) in files.items():
             n_tasks = max(1, -(-count // FILES_PER_TASK))
             start = 0
@@ -160,6 +176,12 @@ def plan(recipe, on_error: str, info: dict):
             files[native] = (0, "")
 
 
+def one_task(files: dict[str, tuple[int, str]]) -> bool:
+    """Whether a source is one task (:func:`run_source`): each of its splits fits in one (``files``: the number
+    of files of each split, and their paths)."""
+    return all(count <= FILES_PER_TASK for count, _ in files.values())
+
+
 def drop_line(drop) -> str:
     """A ledger line, as :func:`schemas.io.write_jsonl_atomic` writes it."""
     return json.dumps(drop.to_dict(), ensure_ascii=False, sort_keys=True)
@@ -170,8 +192,14 @@ _FOLDERS = itertools.count()
 
 
 def run_task(task: Task):
-    """Read a task's files and run ``steps[:task.stop]``; yield ``(read, items, drops)`` batches."""
-    recipe, on_error, seed = _STATE
+    """Read a task's files and run ``steps[:task.stop]``; yield ``(read, items, drops)`` batches.
+
+    A task that holds its whole source is :func:`run_source`'s.
+    """
+    if task.whole:
+        yield from run_source(task)
+        return
+    recipe, on_error, seed = _STATE[:3]
     spec = recipe.sources[task.source]
     if task.source not in _READERS:
         _READERS.clear()
@@ -212,6 +240,40 @@ def run_task(task: Task):
     yield pack(chain.feed(batch) + chain.finish(), read)
 
 
+def run_source(task: Task):
+    """A whole source, split by split, as this process would run it, ending in the rows the main one writes.
+
+    Each split's records go through every step (:class:`_SplitRun`, with a
+    :class:`SeenStore` of the source's own), and its kept rows are shuffled
+    and encoded (:func:`builder.assemble.output.encode_rows`); yields
+    ``("rows", split, Encoded)`` and ``("drops", text)`` in the order the
+    files get them, then ``("counts", (counts, reasons, total, rows))``: read
+    and kept per split, the ledger's counts and total, the rows per output split.
+    """
+    recipe, on_error, seed, spill = _STATE
+    spec = recipe.sources[task.source]
+    steps = build_steps(spec)
+    part, whole = stops(steps)
+    local = Assembly(recipe, seed, on_error, ledger=CountLedger(), n_rows=Counter())
+    store = SeenStore(spill / f"seen-{os.getpid()}-{next(_FOLDERS)}.bin")
+    try:
+        for j, (native, files) in enumerate(task.whole):
+            split_task = Task(task.source, native, files, whole, True, True)
+            run = _SplitRun(local, split_task, steps, task.license, store, spill)
+            for payload in run_task(split_task):
+                run.take(payload)
+            for kind, value in run.finish():
+                if kind == "rows":
+                    yield "rows", run.split, encode_rows(run.split, spec.name, task.license, recipe.language,
+                                                         recipe.formats, value)
+                else:
+                    yield "drops", value
+    finally:
+        store.close()
+    yield "counts", ([(c.source, c.split, c.read, c.kept) for c in local.counts.values()], local.ledger.counts,
+                     local.ledger.total, local.n_rows)
+
+
 class _SplitRun:
     """One native split in this process: the remaining steps, the spill, the drops by step."""
 
@@ -224,7 +286,7 @@ class _SplitRun:
         self.steps, self.pre = steps, precomputed(steps, task.stop)
         self.chain = Chain(steps[:task.stop + 1] if self.pre else steps, task.stop, self.ctx, store, task.source)
         self.count = result.counts.setdefault((spec.name, self.split), Count(spec.name, self.split))
-        self.folder = spill / f"split{next(_FOLDERS)}"
+        self.folder = spill / f"split{os.getpid()}-{next(_FOLDERS)}"  # workers make theirs in the same folder
         self.folder.mkdir()
         self.kept_file = open(self.folder / "kept.pickle", "wb")
         self.kept = 0
@@ -272,19 +334,29 @@ class _SplitRun:
             kept = survivors
         self._keep(kept)
 
-    def finish(self, outputs: Outputs) -> None:
+    def finish(self):
+        """The end of the split: ``("rows", columns)`` of each shuffled batch of kept rows, then
+        ``("drops", text)`` of the ledger lines, step by step, in pieces of at most :data:`PIECE` characters."""
         self._keep(self.chain.finish())
         self.kept_file.close()
         with open(self.folder / "kept.pickle", "rb") as fh:
             for cols in shuffle_split(_spilled(fh, self.kept), self.kept, self.ctx.rng("shuffle")):
-                outputs.rows(self.split, self.spec.name, self.license, cols)
+                yield "rows", cols
         for pos in sorted(self.buckets):
             self.buckets[pos].close()
             with open(self.folder / f"drops{pos + 1}.jsonl", encoding="utf-8") as fh:
-                shutil.copyfileobj(fh, outputs.ledger)
+                yield from (("drops", piece) for piece in iter(lambda: fh.read(PIECE), ""))
         self.count.kept += self.kept
         self.result.n_rows[self.split] += self.kept
         shutil.rmtree(self.folder)
+
+    def write(self, outputs: Outputs) -> None:
+        """:meth:`finish` into the output files."""
+        for kind, value in self.finish():
+            if kind == "rows":
+                outputs.rows(self.split, self.spec.name, self.license, value)
+            else:
+                outputs.ledger.write(value)
 
 
 def _spilled(fh, n: int):
@@ -304,7 +376,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
     spill = Path(folder) / ".spill"
     spill.mkdir()
     store = SeenStore(spill / "seen.bin")
-    _STATE[:] = [recipe, result.on_error, result.seed]
+    _STATE[:] = [recipe, result.on_error, result.seed, spill]
     info: dict = {}
     try:
         with contextlib.ExitStack() as stack:
@@ -312,6 +384,15 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
             current, steps, progress = None, None, _Progress(wrap)
             for task, payloads in ordered_map(run_task, plan(recipe, result.on_error, info), jobs=jobs,
                                           depth=DEPTH, queue=QUEUE):
+                if task.whole:
+                    spec = recipe.sources[task.source]
+                    result.licenses[spec.name] = task.license
+                    progress.start(info[task.source][1], f"reading {spec.name}")
+                    steps = None
+                    for message in payloads:
+                        _written(result, outputs, message)
+                    progress.advance(info[task.source][1])
+                    continue
                 if current is None:
                     spec = recipe.sources[task.source]
                     if task.first and (steps is None or steps[0] != task.source):
@@ -324,7 +405,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
                     current.take(payload)
                 progress.advance(len(task.files))
                 if task.last:
-                    current.finish(outputs)
+                    current.write(outputs)
                     current = None
             progress.start(0, "")
             names = outputs.finish()
@@ -335,6 +416,25 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
         store.close()
         shutil.rmtree(spill, ignore_errors=True)
     return names
+
+
+def _written(result, outputs: Outputs, message) -> None:
+    """A message of :func:`run_source`, into the output files and ``result``'s counts."""
+    kind, *rest = message
+    if kind == "rows":
+        outputs.write(*rest)
+    elif kind == "drops":
+        outputs.ledger.write(rest[0])
+    else:
+        counts, reasons, total, n_rows = rest[0]
+        for source, split, read, kept in counts:
+            into = result.counts.setdefault((source, split), Count(source, split))
+            into.read += read
+            into.kept += kept
+        result.ledger.counts.update(reasons)
+        result.ledger.total += total
+        for split, n in n_rows.items():
+            result.n_rows[split] += n
 
 
 class _Progress:

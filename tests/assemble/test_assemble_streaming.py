@@ -98,6 +98,19 @@ def test_streaming_writes_the_bytes_of_the_in_memory_assembly(tmp_path, jobs):
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
+def test_a_source_run_whole_in_a_worker_writes_what_its_tasks_would(tmp_path, monkeypatch, jobs):
+    # The one-file sources are one task each (run_source: filters, shuffle and lines in the worker); run
+    # task by task instead, through this process, every file has the same bytes.
+    recipe = load_recipe(EXAMPLE)
+    assemble(recipe, tmp_path / "whole", seed=3, jobs=jobs)
+    monkeypatch.setattr(stream, "one_task", lambda files: False)
+    result, _ = assemble(recipe, tmp_path / "tasks", seed=3, jobs=jobs)
+    same_outputs(tmp_path / "whole", tmp_path / "tasks", parquet_bytes=True)
+    assert text_digests(tmp_path / "tasks") == IN_MEMORY["belebele-train seed 3"]
+    assert result.ledger.counts and len(result.ledger) == 41
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
 def test_tiny_batches_tasks_and_row_groups_change_nothing_but_the_row_groups(tmp_path, tiny, jobs):
     recipe = load_recipe(EXAMPLE)
     reference = whole_splits(recipe, tmp_path / "whole", seed=3)
