@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from schemas.errors import RecipeError, SourceNotFoundError
+from schemas.io import read_bytes
 from schemas.tables import INVALID_UTF8, EncodingError, bad_utf8, decode_utf8, jsonl_lines
 
 from .base import BadRecord, Reader
@@ -191,9 +192,7 @@ class SourceReader(Reader):
 
     @staticmethod
     def _decode(path: Path, encoding: str = "utf-8", *, keep_bad: bool = False) -> str:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        return decode_utf8(data, path, keep_bad=keep_bad, encoding=encoding)
+        return decode_utf8(read_bytes(path), path, keep_bad=keep_bad, encoding=encoding)
 
     def load_json(self, split: str, path: Path) -> tuple[Any, BadRecord | None]:
         """Parse a whole-file JSON document: ``(data, None)`` or ``(None, BadRecord)`` under skip.
