@@ -62,7 +62,7 @@ PIECE = 1 << 20
 #: process writes a finished split (RACE train: about a second), a few MB per worker.
 DEPTH, QUEUE = 16, 32
 
-#: ``(recipe, on_error, seed)`` of the running assembly; forked workers inherit it.
+#: ``(recipe, on_error, seed, spill folder)`` of the running assembly; forked workers inherit it.
 _STATE: list = []
 
 
@@ -253,11 +253,11 @@ def run_source(task: Task):
     recipe, on_error, seed, spill = _STATE
     spec = recipe.sources[task.source]
     steps = build_steps(spec)
-    part, whole = stops(steps)
+    whole = stops(steps)[1]
     local = Assembly(recipe, seed, on_error, ledger=CountLedger(), n_rows=Counter())
     store = SeenStore(spill / f"seen-{os.getpid()}-{next(_FOLDERS)}.bin")
     try:
-        for j, (native, files) in enumerate(task.whole):
+        for native, files in task.whole:
             split_task = Task(task.source, native, files, whole, True, True)
             run = _SplitRun(local, split_task, steps, task.license, store, spill)
             for payload in run_task(split_task):
@@ -388,7 +388,6 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
                     spec = recipe.sources[task.source]
                     result.licenses[spec.name] = task.license
                     progress.start(info[task.source][1], f"reading {spec.name}")
-                    steps = None
                     for message in payloads:
                         _written(result, outputs, message)
                     progress.advance(info[task.source][1])
