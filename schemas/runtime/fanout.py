@@ -375,7 +375,7 @@ def _stream_worker(work, inbox, outbox) -> None:
         try:
             for result in work(pickle.loads(blob)):
                 # pickled here, not by the queue's feeder thread, which prints an error and drops the message
-                outbox.put(("result", pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)))
+                outbox.put(("result", pickle.dumps(result)))
             outbox.put(("done", None))
         except BaseException as err:  # noqa: BLE001 - every failure travels to the main process
             outbox.put(("error", _Failed(err)))
@@ -405,7 +405,7 @@ class _StreamPool:
                     if isinstance(task, BaseException):
                         pending.append((task, None))  # raised in its turn; the worker gets the next real task
                         continue
-                    worker[1].put(pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL))  # an error here, not lost
+                    worker[1].put(pickle.dumps(task))  # an error here, not lost
                     pending.append((task, worker))
                     return
 

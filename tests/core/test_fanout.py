@@ -14,8 +14,10 @@ the install command.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import signal
 import sys
 from pathlib import Path
 
@@ -428,6 +430,87 @@ def test_ordered_map_holds_at_most_jobs_times_depth_tasks_in_flight(jobs, depth)
         assert list(results) == [f"t{k}.0", f"t{k}.1"]
         assert len(pulled) - (k + 1) <= jobs * depth  # this one finished: its worker got the next
     assert len(pulled) == 12
+
+
+def pid_of(task):
+    yield os.getpid()
+
+
+@pytest.mark.parametrize("jobs", [None, 0, 1, 2])
+def test_ordered_map_runs_in_this_process_with_one_job_and_in_workers_with_more(jobs):
+    # "Where fork is not available, or jobs == 1 (the default), everything runs in this process": a pool of
+    # one worker gives the same results, so only where the work ran tells them apart.
+    from schemas.runtime.fanout import ordered_map
+
+    kw = {} if jobs is None else {"jobs": jobs}
+    pids = {pid for _, results in ordered_map(pid_of, range(4), **kw) for pid in results}
+    assert (pids == {os.getpid()}) is (jobs is None or jobs <= 1)
+
+
+def test_ordered_map_workers_are_forked_and_daemonic():
+    # forked: they inherit the work function and the caller's state (the assembly's recipe), which a
+    # spawned or forkserver worker would not; daemonic: an interpreter that exits never waits on them.
+    import multiprocessing
+
+    from schemas.runtime.fanout import ordered_map
+
+    for _, results in ordered_map(parts, [("a", 1, [])], jobs=2):
+        workers = multiprocessing.active_children()
+        assert len(workers) == 2
+        assert all(type(w).__name__ == "ForkProcess" and w.daemon for w in workers)
+        list(results)
+
+
+def test_ordered_map_holds_two_tasks_per_worker_by_default():
+    from schemas.runtime.fanout import ordered_map
+
+    pulled = []
+
+    def tasks():
+        for i in range(12):
+            pulled.append(i)
+            yield (f"t{i}", 1, [])
+
+    for k, (_, results) in enumerate(ordered_map(parts, tasks(), jobs=2)):
+        assert len(pulled) - k == min(4, 12 - k)  # two workers hold two tasks each, this one among them
+        list(results)
+
+
+def slow_then_dies(task):
+    import os
+    import time
+
+    time.sleep(1.2 if task == 0 else 0)  # longer than one wait on a worker's queue (0.5 s)
+    if task == 2:
+        time.sleep(0.3)  # the queue's thread sends what the worker put before (os._exit would lose it)
+        os._exit(3)  # a worker killed mid-task (out of memory, a signal): no "done", no "error"
+    yield task
+
+
+@contextlib.contextmanager
+def fails_after(seconds: int):
+    """Raise in this test instead of hanging it for good."""
+    def alarm(*_):
+        raise TimeoutError(f"still waiting after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_ordered_map_waits_out_a_slow_task_and_names_a_worker_that_died():
+    from schemas.runtime.fanout import ordered_map
+
+    seen, before = [], multiprocessing_children()
+    with fails_after(30), pytest.raises(RuntimeError, match=r"^a worker process ended unexpectedly \(exit code 3\)$"):
+        for task, results in ordered_map(slow_then_dies, range(4), jobs=2):
+            seen.append((task, list(results)))
+    assert seen == [(0, [0]), (1, [1])]  # the slow task is waited for, in full; the dead one is named
+    assert multiprocessing_children() == before
 
 
 def test_ordered_map_skips_what_the_consumer_leaves_of_a_task():
