@@ -176,7 +176,6 @@ _JSON_PER_ROW = ("answer1", "answer2", "answer3", "answer4", "correct_answer", "
 class Encoded:
     """Rows of one source and output split, ready to append: every column, their text length, the lines."""
 
-    n: int
     cols: dict
     text: int  # characters of passage, question and answers (for the row-group size)
     jsonl: str
@@ -187,8 +186,6 @@ def encode_rows(split: str, dataset: str, license_: str, language: str, formats,
     """The rows given as columns (``passage_id`` to ``correct_answer_num``, ``corpus``, ``file``, ``record``),
     encoded for :meth:`Outputs.write`: the JSON lines and TSV rows only when ``formats`` holds them."""
     n = len(cols["question_id"])
-    if not n:
-        return Encoded(0, {}, 0, "", "")
     full = {**cols, "dataset": [dataset] * n, "split": [split] * n, "language": [language] * n,
             "license": [license_] * n}
     text = sum(map(len, cols["passage"])) + sum(map(len, cols["question"])) + sum(
@@ -214,7 +211,7 @@ def encode_rows(split: str, dataset: str, license_: str, language: str, formats,
                      for c in _COLUMNS if c != "correct_answer_num"},
                   "correct_answer_num": nums}
         tsv = "".join(["\t".join(row) + "\n" for row in zip(*(fields[c] for c in _COLUMNS))])
-    return Encoded(n, {c: full[c] for c in _COLUMNS}, text, jsonl, tsv)
+    return Encoded({c: full[c] for c in _COLUMNS}, text, jsonl, tsv)
 
 
 class Outputs:
@@ -242,8 +239,6 @@ class Outputs:
     def write(self, split: str, encoded: Encoded) -> None:
         """Append rows encoded by :func:`encode_rows` (here or in a worker process) to the split's files."""
         out = self.splits[split]
-        if not encoded.n:
-            return
         for c in _COLUMNS:
             out.cols[c].extend(encoded.cols[c])
         out.text += encoded.text

@@ -72,12 +72,17 @@ class Task:
     native: str  # native split
     files: tuple[str, ...]
     stop: int  # the worker runs steps[:stop]
-    first: bool  # first task of its split
-    last: bool  # last task of its split
-    #: a task that holds its whole source, every split in one task: ``(native split, files)`` of each, and
-    #: the source's license; the worker runs everything, shuffle and output lines included (:func:`run_source`)
-    whole: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    license: str = ""
+    first: bool = True  # first task of its split
+    last: bool = True  # last task of its split
+
+
+@dataclass(frozen=True)
+class SourceTask:
+    """A whole source in one task: the worker runs every step, the shuffle and the output lines (:func:`run_source`)."""
+
+    source: int  # index in recipe.sources
+    splits: tuple[tuple[str, tuple[str, ...]], ...]  # (native split, files) of each
+    license: str
 
 
 def _reader(recipe: Recipe, index: int, spec: SourceSpec, on_error: str):
@@ -155,9 +160,8 @@ def plan(recipe, on_error: str, info: dict):
         info[index] = (license_, total)
         part, whole = stops(build_steps(spec))
         if one_task(files):
-            yield Task(index, "", (), len(build_steps(spec)), True, True, whole=tuple(
-                (native, tuple(joined.split("\0")) if count else ()) for native, (count, joined) in files.items()),
-                license=license_)
+            yield SourceTask(index, tuple((native, tuple(joined.split("\0")) if count else ())
+                                          for native, (count, joined) in files.items()), license_)
             continue
         for native, (count, joined) in files.items():
             n_tasks = max(1, -(-count // FILES_PER_TASK))
@@ -196,7 +200,7 @@ def run_task(task: Task):
 
     A task that holds its whole source is :func:`run_source`'s.
     """
-    if task.whole:
+    if isinstance(task, SourceTask):
         yield from run_source(task)
         return
     recipe, on_error, seed = _STATE[:3]
@@ -240,7 +244,7 @@ def run_task(task: Task):
     yield pack(chain.feed(batch) + chain.finish(), read)
 
 
-def run_source(task: Task):
+def run_source(task: SourceTask):
     """A whole source, split by split, as this process would run it, ending in the rows the main one writes.
 
     Each split's records go through every step (:class:`_SplitRun`, with a
@@ -257,8 +261,8 @@ def run_source(task: Task):
     local = Assembly(recipe, seed, on_error, ledger=CountLedger(), n_rows=Counter())
     store = SeenStore(spill / f"seen-{os.getpid()}-{next(_FOLDERS)}.bin")
     try:
-        for native, files in task.whole:
-            split_task = Task(task.source, native, files, whole, True, True)
+        for native, files in task.splits:
+            split_task = Task(task.source, native, files, whole)
             run = _SplitRun(local, split_task, steps, task.license, store, spill)
             for payload in run_task(split_task):
                 run.take(payload)
@@ -384,7 +388,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
             current, steps, progress = None, None, _Progress(wrap)
             for task, payloads in ordered_map(run_task, plan(recipe, result.on_error, info), jobs=jobs,
                                           depth=DEPTH, queue=QUEUE):
-                if task.whole:
+                if isinstance(task, SourceTask):
                     spec = recipe.sources[task.source]
                     result.licenses[spec.name] = task.license
                     progress.start(info[task.source][1], f"reading {spec.name}")
@@ -426,10 +430,8 @@ def _written(result, outputs: Outputs, message) -> None:
         outputs.ledger.write(rest[0])
     else:
         counts, reasons, total, n_rows = rest[0]
-        for source, split, read, kept in counts:
-            into = result.counts.setdefault((source, split), Count(source, split))
-            into.read += read
-            into.kept += kept
+        for source, split, read, kept in counts:  # a source's splits are counted here only
+            result.counts[(source, split)] = Count(source, split, read, kept)
         result.ledger.counts.update(reasons)
         result.ledger.total += total
         for split, n in n_rows.items():
@@ -454,4 +456,4 @@ class _Progress:
                 next(self.it, None)
 
 
-__all__ = ["stream_assembly", "plan", "run_task", "Task", "stops", "precomputed"]
+__all__ = ["stream_assembly", "plan", "run_task", "run_source", "Task", "SourceTask", "stops", "precomputed"]
