@@ -3,10 +3,11 @@
 Per output split, ``<split>.parquet`` (an Arrow :class:`pyarrow.parquet.ParquetWriter`, a
 row group each time the buffered rows hold :data:`ROW_GROUP_TEXT` characters
 of text or :data:`ROW_GROUP_ROWS` rows, so memory does not grow with the
-corpus), and when the recipe asks ``<split>.jsonl`` and ``<split>.tsv``; then
-``dropped.jsonl``. Each file is written under a temporary name and renamed
-when complete (:func:`schemas.io.atomic_path`), inside the staging folder
-that replaces the output folder as a whole.
+corpus; each row group is compressed and written on a thread), and when the
+recipe asks ``<split>.jsonl`` and ``<split>.tsv``; then ``dropped.jsonl``.
+Each file is written under a temporary name and renamed when complete
+(:func:`schemas.io.atomic_path`), inside the staging folder that replaces
+the output folder as a whole.
 
 The lines are what ``json.dumps(row, ensure_ascii=False, sort_keys=True)``
 and ``csv.writer`` with tabs and minimal quoting write;
@@ -126,7 +127,6 @@ class _Split:
         self.groups += 1
         self.cols = {c: [] for c in cols}
         self.text = 0
-
 
     def wait(self) -> None:
         """Wait for the row group being written; its error, if any, is raised here."""
