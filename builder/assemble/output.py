@@ -221,8 +221,8 @@ class Outputs:
     error and removes them otherwise.
     """
 
-    def __init__(self, folder: Path, splits, formats, language: str, stack: contextlib.ExitStack):
-        self.folder, self.language, self.formats = Path(folder), language, tuple(formats)
+    def __init__(self, folder: Path, splits, formats, stack: contextlib.ExitStack):
+        self.folder = Path(folder)
         writer = ThreadPoolExecutor(max_workers=max(1, len(splits)), thread_name_prefix="parquet")
         self.splits = {split: _Split(self.folder, split, formats, stack, writer) for split in splits}
         stack.callback(writer.shutdown)  # runs first: every row group written, then each split closes
@@ -231,13 +231,9 @@ class Outputs:
     def names(self) -> list[str]:
         return [name for out in self.splits.values() for name in out.names] + ["dropped.jsonl"]
 
-    def rows(self, split: str, dataset: str, license_: str, cols: dict[str, list]) -> None:
-        """Append kept rows of one source, given as columns (``passage_id`` to ``correct_answer_num``, ``corpus``,
-        ``file``, ``record``), to the split's files and its row group."""
-        self.write(split, encode_rows(split, dataset, license_, self.language, self.formats, cols))
-
     def write(self, split: str, encoded: Encoded) -> None:
-        """Append rows encoded by :func:`encode_rows` (here or in a worker process) to the split's files."""
+        """Append kept rows of one source, encoded by :func:`encode_rows` (here or in a worker process), to the
+        split's files and its row group."""
         out = self.splits[split]
         for c in _COLUMNS:
             out.cols[c].extend(encoded.cols[c])

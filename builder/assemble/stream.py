@@ -266,12 +266,7 @@ def run_source(task: SourceTask):
             run = _SplitRun(local, split_task, steps, task.license, store, spill)
             for payload in run_task(split_task):
                 run.take(payload)
-            for kind, value in run.finish():
-                if kind == "rows":
-                    yield "rows", run.split, encode_rows(run.split, spec.name, task.license, recipe.language,
-                                                         recipe.formats, value)
-                else:
-                    yield "drops", value
+            yield from run.finish()
     finally:
         store.close()
     yield "counts", ([(c.source, c.split, c.read, c.kept) for c in local.counts.values()], local.ledger.counts,
@@ -339,13 +334,16 @@ class _SplitRun:
         self._keep(kept)
 
     def finish(self):
-        """The end of the split: ``("rows", columns)`` of each shuffled batch of kept rows, then
-        ``("drops", text)`` of the ledger lines, step by step, in pieces of at most :data:`PIECE` characters."""
+        """The end of the split: ``("rows", split, Encoded)`` of each shuffled batch of kept rows, then
+        ``("drops", text)`` of the ledger lines, step by step, in pieces of at most :data:`PIECE` characters
+        (the messages :func:`_written` writes)."""
         self._keep(self.chain.finish())
         self.kept_file.close()
+        recipe = self.result.recipe
         with open(self.folder / "kept.pickle", "rb") as fh:
             for cols in shuffle_split(_spilled(fh, self.kept), self.kept, self.ctx.rng("shuffle")):
-                yield "rows", cols
+                yield "rows", self.split, encode_rows(self.split, self.spec.name, self.license, recipe.language,
+                                                      recipe.formats, cols)
         for pos in sorted(self.buckets):
             self.buckets[pos].close()
             with open(self.folder / f"drops{pos + 1}.jsonl", encoding="utf-8") as fh:
@@ -353,14 +351,6 @@ class _SplitRun:
         self.count.kept += self.kept
         self.result.n_rows[self.split] += self.kept
         shutil.rmtree(self.folder)
-
-    def write(self, outputs: Outputs) -> None:
-        """:meth:`finish` into the output files."""
-        for kind, value in self.finish():
-            if kind == "rows":
-                outputs.rows(self.split, self.spec.name, self.license, value)
-            else:
-                outputs.ledger.write(value)
 
 
 def _spilled(fh, n: int):
@@ -384,7 +374,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
     info: dict = {}
     try:
         with contextlib.ExitStack() as stack:
-            outputs = Outputs(Path(folder), output_splits(recipe), recipe.formats, recipe.language, stack)
+            outputs = Outputs(Path(folder), output_splits(recipe), recipe.formats, stack)
             current, steps, progress = None, None, _Progress(wrap)
             for task, payloads in ordered_map(run_task, plan(recipe, result.on_error, info), jobs=jobs,
                                           depth=DEPTH, queue=QUEUE):
@@ -408,7 +398,8 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
                     current.take(payload)
                 progress.advance(len(task.files))
                 if task.last:
-                    current.write(outputs)
+                    for message in current.finish():
+                        _written(result, outputs, message)
                     current = None
             progress.start(0, "")
             names = outputs.finish()
@@ -422,7 +413,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
 
 
 def _written(result, outputs: Outputs, message) -> None:
-    """A message of :func:`run_source`, into the output files and ``result``'s counts."""
+    """A message of :meth:`_SplitRun.finish` or :func:`run_source`, into the output files and ``result``'s counts."""
     kind, *rest = message
     if kind == "rows":
         outputs.write(*rest)
