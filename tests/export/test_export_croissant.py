@@ -160,3 +160,24 @@ def test_the_license_entry_names_the_terms_and_every_split_they_cover(exports):
     assert doc["license"] == [{"@type": "sc:CreativeWork", "name": manifest["terms"]["terms"],
                                "description": "Applies to the splits " + ", ".join(splits) + ".",
                                "url": "https://creativecommons.org/licenses/by-sa/4.0/"}]
+
+
+def test_splits_of_the_same_terms_share_one_license_entry_and_combined_terms_link_no_single_license():
+    """One CreativeWork per distinct terms, in the order first seen, naming its splits; a url only where
+    the terms are one license (combined terms have no one text to link)."""
+    from builder.export.croissant import _license_entries
+    from schemas.license_terms import combine
+
+    sa = combine([("SIB-200", "CC-BY-SA-4.0", 3)])
+    mixed = combine([("RACE", "RACE-research", 2), ("SciQ", "CC-BY-NC-3.0", 1)])
+    unknown = combine([("scraped", "unknown", 1)])
+    entries = _license_entries([("eng", "train", sa), ("eng", "dev", mixed), ("fra", "train", sa),
+                                ("fra", "dev", unknown)])
+    assert entries == [
+        {"@type": "sc:CreativeWork", "name": "CC-BY-SA-4.0",
+         "description": "Applies to the splits eng/train, fra/train.",
+         "url": "https://creativecommons.org/licenses/by-sa/4.0/"},
+        {"@type": "sc:CreativeWork", "name": "CC-BY-NC-3.0 AND RACE-research",
+         "description": "Applies to the splits eng/dev."},
+        {"@type": "sc:CreativeWork", "name": "unknown", "description": "Applies to the splits fra/dev."},
+    ]
