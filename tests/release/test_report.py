@@ -392,3 +392,56 @@ def test_gate_not_run_stages_without_timings_and_no_matrix(tmp_path):
     assert "No label co-assignment matrix was recorded." in text
     assert [a.get("class") for t, a in parsed.tags if t == "div" and "verdict" in a.get("class", "")] == [
         "verdict other"]
+
+
+# -- the language model's section (a release with `model:`) ------------------------------------------------
+
+MODEL = {"name": "SmolLM2-135M <Instruct>", "settings": {"model": "smollm2.gguf", "limit": 8, "seed": 0,
+                                                         "num_fewshot": 5, "selection": "8 items, spread over the labels"},
+         "disparity": {"SmolLM2-135M <Instruct>": {"mean_prr": 0.41234, "cv_prr": None},
+                       "char_linear": {"mean_prr": 0.9, "cv_prr": 0.0512}}}
+
+
+def _model_page(summary, tmp_path, model) -> Page:
+    summary["model"] = model
+    return Page(render_report(summary, base=release_folder(tmp_path, summary)))
+
+
+def _section_text(page: Page, heading: str) -> str:
+    text = " ".join("".join(page.text).split())
+    start = text.index(heading)
+    return text[start:]
+
+
+def test_the_model_section_names_the_model_its_items_and_each_systems_prr(summary, tmp_path):
+    """Before, no test rendered it (the fixture has no model; the model release runs in a shared fixture):
+    105 mutants of ``_model_section`` had no test."""
+    page = _model_page(summary, tmp_path, copy.deepcopy(MODEL))
+    assert [a for t, a in page.tags if t == "a" and a.get("href") == "#model"]  # in the page's contents
+    assert ("section", {"id": "model", "aria-labelledby": "model-h"}) in page.tags
+    text = _section_text(page, "Language model SmolLM2")
+    assert text.startswith("Language model SmolLM2-135M <Instruct> on the export's lm-eval tasks, the test split: "
+                           "8 items, spread over the labels; 5-shot. Its accuracy per variant is in the variants "
+                           "table and, by script, in the charts above, beside the baselines'. PRR = accuracy / "
+                           "performance potential of the variant (a mixed model over the systems, Hu et al.); "
+                           "CV-PRR: its spread across variants, lower is more even.")
+    table = page.table("Performance realisation ratio over the release's variants")
+    assert table["head"] == [["system", "mean PRR", "CV-PRR"]]
+    assert table["rows"] == [["SmolLM2-135M <Instruct>", "0.412", "\u2013"], ["char_linear", "0.900", "0.051"]]
+    html = render_report(summary, base=tmp_path)
+    assert '<th scope="row" data-sort="SmolLM2-135M &lt;Instruct&gt;">' in html  # escaped, also as a sort key
+    assert '<td class="num" data-sort="0.41234">0.412</td><td class="num" data-sort="">\u2013</td>' in html
+
+
+def test_the_model_section_without_settings_or_disparity_says_what_is_missing(summary, tmp_path):
+    page = _model_page(summary, tmp_path, {"name": "m", "settings": None, "disparity": None})
+    text = _section_text(page, "Language model m on")
+    assert text.startswith("Language model m on the export's lm-eval tasks, the test split: every test item; "
+                           "0-shot.")
+    assert "No disparity figures: the fit could not run (see the stages)." in text
+    assert not [t for t in page.tables if t["caption"].startswith("Performance realisation ratio")]
+    assert '<p class="missing">No disparity figures' in render_report(summary, base=tmp_path)
+
+
+def test_a_release_without_a_model_has_no_model_section(page):
+    assert 'id="model"' not in page and 'href="#model"' not in page
