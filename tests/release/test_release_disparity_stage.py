@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from builder.release import steps
-from builder.tasks.base import QUIET
+from builder.tasks.base import QUIET, Reporter
 from schemas.runtime.outputs import MARKER
 
 VARIANTS = ["eng_Latn", "fra_Latn", "hin_Deva", "hin_Latn"]
@@ -61,11 +61,24 @@ def test_the_stage_fits_every_scored_system_and_returns_models_csvs_figures(tmp_
     assert facts["models"]["char_linear"]["mean_prr"] > facts["models"]["majority"]["mean_prr"] > 0
 
 
+class Notes(Reporter):
+    def __init__(self):
+        super().__init__(quiet=True)
+        self.lines: list[str] = []
+
+    def info(self, message: str) -> None:
+        self.lines.append(message)
+
+
 def test_a_fit_that_cannot_run_is_the_stages_warning_with_its_reason_written(tmp_path):
     one = {"results": [{"baseline": "char_linear", "variant": v, "accuracy": 0.5} for v in VARIANTS]}
-    facts = steps.disparity(_records(tmp_path, baselines=one), QUIET)(tmp_path / "out")
+    no_results = {"settings": {"model": "m"}}  # a model's file without results adds no row
+    notes = Notes()
+    facts = steps.disparity(_records(tmp_path, baselines=one, lm=no_results), notes)(tmp_path / "out")
     why = "disparity not fitted: the random intercept per model needs at least 2 models, found 1"
     assert facts == {"warnings": [why]}
+    # run_disparity's own progress line reaches the release's reporter, then the stage's note
+    assert notes.lines == ["fitting the mixed model on 4 records", f"release: {why}"]
     out = tmp_path / "out"
     assert (out / "not_fitted.txt").read_text(encoding="utf-8") == why + "\n"
     assert sorted(p.name for p in out.iterdir()) == [MARKER, "not_fitted.txt", "records.csv"]

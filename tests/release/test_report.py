@@ -399,7 +399,8 @@ def test_gate_not_run_stages_without_timings_and_no_matrix(tmp_path):
 MODEL = {"name": "SmolLM2-135M <Instruct>", "settings": {"model": "smollm2.gguf", "limit": 8, "seed": 0,
                                                          "num_fewshot": 5, "selection": "8 items, spread over the labels"},
          "disparity": {"SmolLM2-135M <Instruct>": {"mean_prr": 0.41234, "cv_prr": None},
-                       "char_linear": {"mean_prr": 0.9, "cv_prr": 0.0512}}}
+                       "char_linear": {"mean_prr": 0.9, "cv_prr": 0.0512},
+                       "majority": {"mean_prr": None, "cv_prr": None}}}
 
 
 def _model_page(summary, tmp_path, model) -> Page:
@@ -427,10 +428,18 @@ def test_the_model_section_names_the_model_its_items_and_each_systems_prr(summar
                            "CV-PRR: its spread across variants, lower is more even.")
     table = page.table("Performance realisation ratio over the release's variants")
     assert table["head"] == [["system", "mean PRR", "CV-PRR"]]
-    assert table["rows"] == [["SmolLM2-135M <Instruct>", "0.412", "\u2013"], ["char_linear", "0.900", "0.051"]]
+    assert table["rows"] == [["SmolLM2-135M <Instruct>", "0.412", "\u2013"], ["char_linear", "0.900", "0.051"],
+                             ["majority", "\u2013", "\u2013"]]
     html = render_report(summary, base=tmp_path)
-    assert '<th scope="row" data-sort="SmolLM2-135M &lt;Instruct&gt;">' in html  # escaped, also as a sort key
-    assert '<td class="num" data-sort="0.41234">0.412</td><td class="num" data-sort="">\u2013</td>' in html
+    section = html[html.index('<section id="model"'):]
+    section = section[:section.index("</section>") + len("</section>")]
+    assert section.endswith("</tbody></table></div>\n</section>")
+    # the sort keys: the name escaped, a number's full value, a missing one empty (sorted last)
+    assert '<th scope="row" data-sort="SmolLM2-135M &lt;Instruct&gt;">' in section
+    assert '<td class="num" data-sort="0.41234">0.412</td><td class="num" data-sort="">\u2013</td>' in section
+    assert '<td class="num" data-sort="0.9">0.900</td><td class="num" data-sort="0.0512">0.051</td>' in section
+    assert ('<thead><tr><th scope="col"><button type="button">system<span class="arrow" aria-hidden="true"></span>'
+            '</button></th><th scope="col" data-type=number>') in section  # names sort as text, PRRs as numbers
 
 
 def test_the_model_section_without_settings_or_disparity_says_what_is_missing(summary, tmp_path):
@@ -440,7 +449,12 @@ def test_the_model_section_without_settings_or_disparity_says_what_is_missing(su
                            "0-shot.")
     assert "No disparity figures: the fit could not run (see the stages)." in text
     assert not [t for t in page.tables if t["caption"].startswith("Performance realisation ratio")]
-    assert '<p class="missing">No disparity figures' in render_report(summary, base=tmp_path)
+    html = render_report(summary, base=tmp_path)
+    assert html[html.index('<section id="model"'):].startswith(
+        '<section id="model" aria-labelledby="model-h"><h2 id="model-h">Language model</h2>\n<p><b>m</b> on the '
+        "export's lm-eval tasks, the test split: every test item; 0-shot. Its accuracy per variant is in the "
+        "variants table and, by script, in the charts above, beside the baselines'.</p>\n"
+        '<p class="missing">No disparity figures: the fit could not run (see the stages).</p>\n</section>')
 
 
 def test_a_release_without_a_model_has_no_model_section(page):
