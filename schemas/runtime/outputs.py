@@ -200,7 +200,7 @@ class OutputBusy(OutputError):
 def _lock_holder(path: Path) -> str:
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
-        return f"pid {int(info['pid'])}, builder {info.get('command') or '?'}, since {info.get('since', '?')}"
+        return f"pid {int(info['pid'])}, builder {info.get('command') or '?'}, since {info.get('since') or '?'}"
     except (OSError, ValueError, KeyError, TypeError):
         return "a run that is starting"
 

@@ -273,3 +273,24 @@ def test_fan_out_results_are_in_task_order_for_any_completion_order(n_order, for
     assert multiprocessing.get_context is real
     assert got == [_tagged("s", t) for t in tasks]
     assert seen == [(f"t{k}", d, n) for d, k in enumerate(order, 1)]  # progress in the order they finished
+
+
+@pytest.mark.parametrize("content, holder", [
+    ('{"pid": 4242, "command": "release", "since": "2026-12-03T20:00:00Z"}',
+     "pid 4242, builder release, since 2026-12-03T20:00:00Z"),
+    ('{"pid": "17", "command": ""}', "pid 17, builder ?, since ?"),  # what the file lacks is a "?"
+    ('{"pid": 17, "command": null, "since": null}', "pid 17, builder ?, since ?"),
+    ('{"command": "qc"}', "a run that is starting"),      # no pid yet
+    ('{"pid": 1', "a run that is starting"),              # half written
+    ('["pid", 1]', "a run that is starting"),
+    (None, "a run that is starting"),                     # gone
+])
+def test_the_busy_message_names_the_run_that_holds_the_lock(tmp_path, content, holder):
+    """What ``OutputBusy`` says of the other run, from the lock file it wrote (issue 27: the whole run left
+    the fields and their fallbacks free to change)."""
+    from schemas.runtime.outputs import _lock_holder
+
+    lock = tmp_path / ".out.lock"
+    if content is not None:
+        lock.write_text(content, encoding="utf-8")
+    assert _lock_holder(lock) == holder
