@@ -236,3 +236,39 @@ def test_an_unknown_value_message_stays_short():
 
     text = unknown_value("license id", "x" * 500, known_ids())
     assert len(text) < 200 and text.endswith(f"({len(known_ids())} in all)")
+
+
+@pytest.mark.parametrize("seed", [None, 7])
+def test_the_assemble_stage_records_its_recipe_sources_and_seed_and_runs_the_assembly_with_them(
+        tmp_path, monkeypatch, seed):
+    """The skip check compares a stage's inputs and options: the assembly recipe, each source's folder and
+    the seed must be among them, or a changed seed or source would be skipped as up to date (issue 27:
+    the whole mutation run left them free to change). The action runs the assembly with that seed, the
+    release's workers, and errors raised (a release never skips bad records silently)."""
+    from builder.tasks import assemble as task
+    from builder.tasks.base import QUIET, TaskResult
+
+    recipe = _assembly(tmp_path, "belebele-train")
+    entry = {"assemble": str(recipe)} if seed is None else {"assemble": str(recipe), "seed": seed}
+    spec = release_from_dict({"version": 1, "name": "r", "pivot": "eng_Latn", "variants": [entry]},
+                             file=tmp_path / "release.yaml")
+    plan = make_plan(spec, tmp_path / "out", jobs=3)
+    [st] = [s for s in plan.stages if s.name.startswith("assemble-")]
+    sources = yaml.safe_load(recipe.read_text(encoding="utf-8"))["sources"]
+    assert st.inputs == {"recipe": recipe, **{f"source:{s['name']}": Path(s["path"]) for s in sources}}
+    assert st.options == {"seed": seed}
+    v = plan.variants["eng_Latn"]
+    assert (v.folder, v.origin, v.assembled, v.kind) == (st.output, "assembled (belebele-train)", True, "mc")
+
+    seen = {}
+
+    def fake(options, report):
+        seen.update(options=options, report=report)
+        return TaskResult(lines=["assembled 3 rows"])
+
+    monkeypatch.setattr(task, "run_assemble", fake)
+    facts = st.action(tmp_path / "o")
+    o = seen["options"]
+    assert (o.recipe, o.out, o.on_error, o.seed, o.jobs) == (recipe, tmp_path / "o", "raise", seed, 3)
+    assert seen["report"] is not QUIET  # the release's reporter (stderr lines), not a silent default
+    assert facts == {"drops": [], "warnings": []}
