@@ -213,19 +213,31 @@ def test_json_and_tsv_fields_are_what_the_standard_library_writes(value):
     assert buf.getvalue() == f"x\t{tsv_field(value)}\ty\n"
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3)), max_size=120))
-def test_the_seen_store_answers_as_a_dict_across_merges(tmp_path_factory, ops):
-    store = SeenStore(tmp_path_factory.mktemp("seen") / "seen.bin")
+#: a digest's two 64-bit halves drawn apart, the first from few values (digests that share it, so the
+#: sorted arrays hold runs of equal first halves, and their second halves in no particular order)
+_DIGEST = st.tuples(st.integers(0, 5), st.integers(0, 2**64 - 1)).map(
+    lambda t: t[0].to_bytes(8, "little") + t[1].to_bytes(8, "little"))
+#: where a first copy is: any text, lone surrogates (file names the OS gave as bytes) included
+_FIRST = st.text(st.characters(exclude_categories=()) | st.sampled_from(["\ud800", "\udfff"]), max_size=12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.tuples(_DIGEST, _FIRST), min_size=1, max_size=5), st.integers(0, 3)),
+                max_size=60), st.sampled_from([True, False]))
+def test_the_seen_store_answers_as_a_dict_across_merges(tmp_path_factory, ops, on_disk):
+    """Batches of digests into two tables; after each merge into the sorted arrays (every 4 digests here)
+    the store answers as a dict would: the first copy of each digest seen before, read back whole."""
+    store = SeenStore(tmp_path_factory.mktemp("seen") / "seen.bin" if on_disk else None)
     store.RECENT = 4  # merge into the sorted arrays often
     tables = {name: store.table(name) for name in ("a", "b")}
     model: dict = {}
-    for i, (key, table) in enumerate(ops):
+    for batch, table in ops:
         name = "ab"[table % 2]
-        digest = key.to_bytes(8, "little") + (key * 7).to_bytes(8, "little")
-        got = store.add(tables[name], {digest: f"record {i}"})
-        first = model.setdefault((name, digest), f"record {i}")
-        assert got == ({} if first == f"record {i}" else {digest: first})
+        rows = dict(batch)  # one first copy a digest within a batch: the last given
+        expected = {d: model[(name, d)] for d in rows if (name, d) in model}
+        assert store.add(tables[name], rows) == expected
+        for d, first in rows.items():
+            model.setdefault((name, d), first)
     store.close()
 
 
