@@ -623,3 +623,52 @@ def multiprocessing_children() -> list[int]:
     import multiprocessing
 
     return sorted(p.pid for p in multiprocessing.active_children())
+
+
+@pytest.mark.parametrize("address, connects_to", [
+    ("ray://10.0.0.5:10001", ("10.0.0.5", 10001)),
+    ("10.0.0.5:6379", ("10.0.0.5", 6379)),
+    ("[::1]:6379", ("::1", 6379)),            # the last colon is the port's
+    ("ray://[fe80::1]:10001", ("fe80::1", 10001)),
+    (":6379", ("127.0.0.1", 6379)),            # no host: this machine
+    ("auto", None), ("head-node", None), ("head-node:port", None), ("ray://auto", None),  # Ray reads these itself
+])
+def test_the_ray_address_probe_connects_to_the_host_and_port_it_names(monkeypatch, address, connects_to):
+    """``--address`` is checked with one connection before Ray is started (Ray would retry for minutes);
+    issue 27: the whole mutation run left the parsing free to change (no test ran it without a cluster)."""
+    import socket
+
+    from schemas.runtime import fanout
+
+    calls = []
+
+    class Conn:
+        def close(self):
+            calls.append("closed")
+
+    def connect(where, timeout):
+        calls.append((where, timeout))
+        return Conn()
+
+    monkeypatch.setattr(socket, "create_connection", connect)
+    fanout._probe(address, timeout=2.5)
+    assert calls == ([] if connects_to is None else [(connects_to, 2.5), "closed"])
+
+
+@pytest.mark.parametrize("error, reason", [
+    (ConnectionRefusedError(111, "Connection refused"), "Connection refused"),
+    (TimeoutError(), "TimeoutError"),            # no strerror: the error's kind
+])
+def test_a_ray_address_that_does_not_answer_is_one_usage_error(monkeypatch, error, reason):
+    import socket
+
+    from schemas.errors import UsageError
+    from schemas.runtime import fanout
+
+    def refuse(where, timeout):
+        raise error
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    with pytest.raises(UsageError) as err:
+        fanout._probe("ray://10.0.0.5:10001")
+    assert str(err.value) == f"cannot connect to the Ray cluster at ray://10.0.0.5:10001: {reason}"
