@@ -268,3 +268,19 @@ def test_a_name_that_would_leave_the_folder_is_refused(tmp_path, name):
     with pytest.raises(OutputError, match="one file name"):
         write_lm_eval(tmp_path / "lm_eval", name="ok", kind="mc", files={name: {"test": "v/test.parquet"}})
     assert not list((tmp_path / "lm_eval").iterdir())
+
+
+@pytest.mark.parametrize("value, source", [
+    # letters of any script stay themselves inside the literal; what is escaped takes the shortest escape
+    ("é{हि\x1b\x7f\x85\xadÿ", "{{ 'é{हि\\x1b\\x7f\\x85\\xadÿ' }}"),
+    ("\u200b\u2028\ue000%", "{{ '\\u200b\\u2028\\ue000%' }}"),
+    ("\U000f0000\U000e0001#\U00010000", "{{ '\\U000f0000\\U000e0001#\U00010000' }}"),
+    ("a'b\\c", "{{ 'a\\'b\\\\c' }}"),
+    ("हिन्दी é ÿ", "हिन्दी é ÿ"),  # nothing to escape: the text itself
+])
+def test_jinja_text_escapes_only_what_it_must_and_reads_as_the_text(value, source):
+    """The task YAML is read by people: a label in Devanagari stays Devanagari, a control, format or
+    separator character becomes ``\\xHH`` below U+0100, ``\\uHHHH`` below U+10000, ``\\UHHHHHHHH`` above
+    (issue 27: the whole mutation run left the choice free; every choice renders the same)."""
+    assert jinja_text(value) == source
+    assert _render(source) == value
