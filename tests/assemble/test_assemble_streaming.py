@@ -686,3 +686,26 @@ def test_the_steps_after_a_transform_see_the_changed_record_whatever_the_tasks(t
     _, manifest = assemble(recipe, tmp_path / "out")
     assert "no_question_mark" not in manifest["dropped_by_reason"]
     assert manifest["splits"]["train"] == manifest["counts"][0]["read"]
+
+
+_KEY = st.recursive(st.text(max_size=4) | st.integers(-3, 3) | st.none(),
+                    lambda inner: st.tuples(inner, inner) | st.tuples(inner) | st.tuples(), max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_KEY, min_size=1, max_size=12))
+def test_a_keys_digest_is_equal_exactly_when_the_keys_are(keys):
+    """The duplicate filters compare :func:`key_digest` values, not keys: two keys share a digest only if
+    they are equal, whatever their shape (a text head with a tail, the cached head of the last call
+    reused or not, a key that is not a tuple), in any order of calls."""
+    from builder.filters.runner import key_digest
+
+    class Step:
+        key = staticmethod(lambda item: item)
+
+    digests = [key_digest(Step(), k) for k in keys]
+    assert all(len(d) == 16 for d in digests)
+    for a, da in zip(keys, digests):
+        for b, db in zip(keys, digests):
+            assert (da == db) == (a == b and type(a) is type(b)), (a, b)
+    assert [key_digest(Step(), k) for k in reversed(keys)] == digests[::-1]  # the cache changes nothing
