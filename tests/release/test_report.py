@@ -459,3 +459,29 @@ def test_the_model_section_without_settings_or_disparity_says_what_is_missing(su
 
 def test_a_release_without_a_model_has_no_model_section(page):
     assert 'id="model"' not in page and 'href="#model"' not in page
+
+
+@pytest.mark.parametrize("licenses, html", [
+    ([], '<span class="warn">none recorded</span>'),
+    ([{"split": "test", "license": "CC-BY-SA-4.0", "commercial": True}],
+     '<span class="small">all splits:</span> CC-BY-SA-4.0, <span class="small">commercial use:</span> '
+     '<span class="tag ok">yes</span>'),
+    ([{"split": "train", "license": "RACE-research", "commercial": False},
+      {"split": "dev", "license": "RACE-research", "commercial": False}],
+     '<span class="small">all splits:</span> RACE-research, <span class="small">commercial use:</span> '
+     '<span class="tag bad">no</span>'),
+    ([{"split": "train", "license": "A & B", "commercial": None},
+      {"split": "<dev>", "license": "C", "commercial": "per source"}],
+     '<span class="small">train:</span> <span class="lic">A &amp; B</span><br><span class="small">commercial use:'
+     '</span> <span class="tag warn">unknown</span><br><span class="small">&lt;dev&gt;:</span> <span class="lic">C'
+     '</span><br><span class="small">commercial use:</span> <span class="tag ">per source</span>'),
+    ([{"split": "test", "license": "X", "commercial": "<b>maybe</b>"}],
+     '<span class="small">all splits:</span> X, <span class="small">commercial use:</span> '
+     '<span class="tag ">&lt;b&gt;maybe&lt;/b&gt;</span>'),
+])
+def test_the_license_cell_of_a_variant(licenses, html):
+    """One line when every split has the same terms, else one per split; an unrecorded or unexpected
+    commercial-use value is shown as it is, escaped (issue 27: ``_licenses`` survivors)."""
+    from builder.release.report import _licenses
+
+    assert _licenses(licenses) == html
