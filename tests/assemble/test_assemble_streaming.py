@@ -709,3 +709,21 @@ def test_a_keys_digest_is_equal_exactly_when_the_keys_are(keys):
         for b, db in zip(keys, digests):
             assert (da == db) == (a == b and type(a) is type(b)), (a, b)
     assert [key_digest(Step(), k) for k in reversed(keys)] == digests[::-1]  # the cache changes nothing
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.sampled_from('ab\t"\n\r\0 é')), max_size=6))
+def test_a_tsv_column_is_each_fields_tsv_field(values):
+    """The column fast path (no field needs quoting) gives what field by field gives, whichever one of
+    the four characters a column holds, alone or with others."""
+    from builder.assemble.output import _tsv_column
+
+    assert _tsv_column(list(values)) == [tsv_field(v) for v in values]
+
+
+@pytest.mark.parametrize("special", ["\t", '"', "\n", "\r"])
+def test_one_character_that_needs_quoting_quotes_its_field(special):
+    from builder.assemble.output import _tsv_column
+
+    assert _tsv_column(["plain", f"a{special}b"]) == ["plain", tsv_field(f"a{special}b")]
+    assert tsv_field(f"a{special}b").startswith('"')
