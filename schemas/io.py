@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -211,14 +212,35 @@ def read_sib_tsv(path: str | os.PathLike) -> list[dict[str, str]]:
     return [dict(zip(header, fields)) for fields in rows]
 
 
+_NEEDS_QUOTES = re.compile('[\t"\r\n]')
+
+
+def tsv_field(value) -> str:
+    """One field of a tab-separated file, quoted as ``csv.writer(delimiter="\\t", quoting=QUOTE_MINIMAL)``
+    quotes it: where it holds a tab, a quote or a line break. A bare ``\\r`` counts as a line break (the
+    standard library's writer leaves it unquoted when the line end is ``\\n``, and every reader, ``csv``
+    and pandas included, then splits the row there). The one TSV quoting of the toolkit.
+
+    >>> print(tsv_field("plain"), tsv_field('a "b" c'), tsv_field(3), repr(tsv_field(None)))
+    plain "a ""b"" c" 3 ''
+    >>> tsv_field("tab\\there") == '"tab\\there"' and tsv_field("a\\rb") == '"a\\rb"'
+    True
+    """
+    value = value if isinstance(value, str) else "" if value is None else str(value)  # as csv writes None
+    if not _NEEDS_QUOTES.search(value):
+        return value
+    buf = io.StringIO()  # exactly as csv quotes it, with a line end that makes it quote "\r" too
+    csv.writer(buf, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n").writerow(
+        [value, ""])
+    return buf.getvalue()[:-3]
+
+
 def sib_tsv_text(rows: Iterable[dict[str, Any]], columns=SIB_COLUMNS) -> str:
-    """Render rows in the SIB-200 TSV layout (tab-separated, CSV quoting, ``\\n`` line ends)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([row[c] for c in columns])
-    return buf.getvalue()
+    """Render rows in the SIB-200 TSV layout (tab-separated, CSV quoting by :func:`tsv_field`, ``\\n``
+    line ends)."""
+    lines = ["\t".join(tsv_field(c) for c in columns)]
+    lines += ["\t".join(tsv_field(row[c]) for c in columns) for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def write_sib_tsv(path: str | os.PathLike, rows: Iterable[dict[str, Any]], columns=SIB_COLUMNS) -> Path:

@@ -10,7 +10,8 @@ Each file is written under a temporary name and renamed when complete
 the output folder as a whole.
 
 The lines are what ``json.dumps(row, ensure_ascii=False, sort_keys=True)``
-and ``csv.writer`` with tabs and minimal quoting write;
+and ``csv.writer`` with tabs and minimal quoting write (:func:`schemas.io.tsv_field`, which
+also quotes a bare ``\r``);
 ``tests/assemble/test_assemble_streaming.py`` checks both against the
 standard library on generated text. Arrow arrays are built from one buffer
 per column (:func:`string_array`). The row-group boundaries depend only on
@@ -20,9 +21,6 @@ fewer rows than one row group holds is one table written at once.
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
-import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -31,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from schemas.features import arrow_schema
-from schemas.io import atomic_path
+from schemas.io import atomic_path, tsv_field
 
 #: A row group is written when the buffered rows hold this much text (characters) ...
 ROW_GROUP_TEXT = 32 * 1024 * 1024
@@ -40,27 +38,10 @@ ROW_GROUP_ROWS = 1 << 20
 
 _STRINGS = ("dataset", "split", "passage_id", "question_id", "passage", "question", "answer1", "answer2",
             "answer3", "answer4", "correct_answer")
-_NEEDS_QUOTES = re.compile('[\t"\r\n]')
 
 
 #: ``json.dumps(value, ensure_ascii=False)`` of one string (the encoder function ``json.dumps`` calls for it).
 json_text = encode_basestring
-
-
-def tsv_field(value: str) -> str:
-    """One field as ``csv.writer(delimiter="\\t", quoting=QUOTE_MINIMAL)`` writes it in a row of several.
-
-    >>> print(tsv_field("plain"), tsv_field('a "b" c'))
-    plain "a ""b"" c"
-    >>> tsv_field("tab\\there") == '"tab\\there"'
-    True
-    """
-    if not _NEEDS_QUOTES.search(value):
-        return value
-    buf = io.StringIO()  # a field that may need quotes: exactly as csv quotes it
-    csv.writer(buf, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n").writerow(
-        [value, ""])
-    return buf.getvalue()[:-2]
 
 
 def _tsv_column(values: list[str]) -> list[str]:

@@ -32,8 +32,9 @@ from hypothesis import strategies as st
 import builder.assemble.output as output
 import builder.assemble.stream as stream
 from builder.assemble import assemble
-from builder.assemble.output import json_text, tsv_field
+from builder.assemble.output import json_text
 from builder.assemble.shuffle import balanced_positions, shuffle_split
+from schemas.io import tsv_field
 from builder.filters import FILTERS, Filter, Transform
 from builder.filters.runner import SeenStore
 from builder.recipe import load_recipe, recipe_from_dict
@@ -207,10 +208,13 @@ TEXT = st.text(alphabet=st.sampled_from(list('ab "\\\t\n\r\x00\x1fé€𝄞\u202
 @given(TEXT)
 def test_json_and_tsv_fields_are_what_the_standard_library_writes(value):
     assert json_text(value) == json.dumps(value, ensure_ascii=False)
-    buf = io.StringIO()
-    csv.writer(buf, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\n").writerow(
+    buf = io.StringIO()  # a line end of "\r\n" makes csv quote a bare "\r" too, as tsv_field does
+    csv.writer(buf, delimiter="\t", quotechar='"', quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n").writerow(
         ["x", value, "y"])
-    assert buf.getvalue() == f"x\t{tsv_field(value)}\ty\n"
+    assert buf.getvalue() == f"x\t{tsv_field(value)}\ty\r\n"
+    # and the standard library's reader gives the value back from a "\n"-terminated file
+    line = f"x\t{tsv_field(value)}\ty\n"
+    assert list(csv.reader(io.StringIO(line, newline=""), delimiter="\t")) == [["x", value, "y"]]
 
 
 #: a digest's two 64-bit halves drawn apart, the first from few values (digests that share it, so the

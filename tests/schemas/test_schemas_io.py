@@ -123,3 +123,23 @@ def test_commands_keep_a_foreign_output_folder(tmp_path, args):
     assert result.exit_code == 2, result.output
     assert "is not an earlier" in result.output
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_a_bare_carriage_return_in_a_field_is_quoted_and_read_back(tmp_path):
+    """Python's csv writer, with a ``\\n`` line end, leaves a field holding a bare ``\\r`` unquoted, and
+    every reader (csv, pandas) then splits the row at it: a SIB sentence or an assembled passage with an
+    old Mac line end became two broken rows. Found by the whole mutation run (issue 27)."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    rows = [{"index_id": 1, "category": "science/technology", "text": "one\rtwo"},
+            {"index_id": 2, "category": "travel", "text": 'a "quote"\tand a tab'}]
+    text = sib_tsv_text(rows)
+    assert text == 'index_id\tcategory\ttext\n1\tscience/technology\t"one\rtwo"\n2\ttravel\t"a ""quote""\tand a tab"\n'
+    p = tmp_path / "train.tsv"
+    p.write_bytes(text.encode("utf-8"))
+    assert [dict(r, index_id=int(r["index_id"])) for r in read_sib_tsv(p)] == rows
+    assert list(csv.DictReader(io.StringIO(text, newline=""), delimiter="\t"))[0]["text"] == "one\rtwo"
+    assert pd.read_csv(p, sep="\t")["text"].tolist() == ["one\rtwo", 'a "quote"\tand a tab']
