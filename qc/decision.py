@@ -70,8 +70,9 @@ def adjust(pvalues: Iterable[float], method: str = "holm") -> np.ndarray:
     ranked = p[order]
     if method == "holm":  # step-down: (m - i) * p_(i), never smaller than an earlier one
         adjusted = np.maximum.accumulate(ranked * np.arange(m, 0, -1))
-    else:  # fdr_bh, step-up: m / (i + 1) * p_(i), never larger than a later one
-        adjusted = np.minimum.accumulate((ranked * m / np.arange(1, m + 1))[::-1])[::-1]
+    else:  # fdr_bh, step-up: p_(i) / ((i + 1) / m), never larger than a later one; divided as statsmodels
+        # divides (p * m / (i + 1) rounds differently: 0.01 * 5 / 2 is 0.025, 0.01 / 0.4 just below it)
+        adjusted = np.minimum.accumulate((ranked / (np.arange(1, m + 1) / m))[::-1])[::-1]
     out = np.empty(m)
     out[order] = np.minimum(1.0, adjusted)
     return out
