@@ -23,15 +23,13 @@ export is then merged like a filled sheet (:func:`merge_sheet`).
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from schemas.io import atomic_path, read_text_utf8, require_path
+from schemas.io import atomic_path, csv_line, read_text_utf8, require_path
 from schemas.tables import parse_table
 from schemas.errors import AnnotationError
 from schemas.records import Decision
@@ -97,17 +95,15 @@ def sheet_text(ann: Annotations, decisions: Sequence[Decision]) -> str:
     has_text = bool(ann.texts)
     header = ["item_id"] + (["text"] if has_text else []) + list(ann.annotators) + [SHEET_LABEL]
     index = {item: i for i, item in enumerate(ann.item_ids)}
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
+    lines = [csv_line(header)]
     for d in decisions:
         if d.rule != "unresolved":
             continue
         i = index[d.item_id]
         row = [d.item_id] + ([ann.texts.get(d.item_id, "")] if has_text else [])
         row += [ann.labels[c] if c >= 0 else "" for c in ann.codes[i]]
-        w.writerow(row + [""])
-    return buf.getvalue()
+        lines.append(csv_line(row + [""]))
+    return "".join(lines)
 
 
 def write_sheet(path, ann: Annotations, decisions: Sequence[Decision]) -> int:
@@ -253,12 +249,8 @@ def decisions_text(decisions: Sequence[Decision], texts=None) -> str:
     7,sports,majority,3,
     """
     texts = texts or {}
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["item_id", "label", "rule", "votes", "text"])
-    for d in decisions:
-        w.writerow([d.item_id, d.label or "", d.rule, d.votes, texts.get(d.item_id, "")])
-    return buf.getvalue()
+    return csv_line(["item_id", "label", "rule", "votes", "text"]) + "".join(
+        csv_line([d.item_id, d.label or "", d.rule, d.votes, texts.get(d.item_id, "")]) for d in decisions)
 
 
 def rule_counts(decisions: Sequence[Decision]) -> dict[str, int]:

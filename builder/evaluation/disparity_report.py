@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from schemas.escape import md_inline
-from schemas.io import check_replaceable, dumps_json, staging_dir, write_bytes_atomic, write_text_atomic
+from schemas.io import check_replaceable, csv_line, dumps_json, staging_dir, write_bytes_atomic, write_text_atomic
 
 from .disparity import DisparityResult
 from .disparity_plot import prr_plot_png
@@ -122,7 +122,16 @@ def render_markdown(result: DisparityResult, source: str, dropped: Counter) -> s
 
 
 def _csv(df: pd.DataFrame) -> str:
-    return df.to_csv(index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    """``df`` as CSV, floats as :data:`FLOAT_FORMAT`, a missing value as an empty field, by the one row
+    writer (pandas' ``to_csv`` leaves a bare ``\\r`` in a language name unquoted)."""
+    floats = [pd.api.types.is_float_dtype(t) for t in df.dtypes]  # as to_csv, float_format for float columns
+
+    def cell(x, is_float: bool):
+        if pd.isna(x):  # NaN, None, pd.NA and NaT, as to_csv writes them
+            return ""
+        return FLOAT_FORMAT % x if is_float else x
+    return csv_line(df.columns) + "".join(csv_line([cell(x, f) for x, f in zip(row, floats)])
+                                          for row in df.itertuples(index=False, name=None))
 
 
 def check_out_dir(out: Path) -> None:

@@ -13,14 +13,12 @@ report's own.
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 from pathlib import Path
 from typing import Collection, Sequence
 
 from schemas.escape import md_inline
-from schemas.io import write_json_atomic, write_jsonl_atomic, write_text_atomic
+from schemas.io import csv_line, write_json_atomic, write_jsonl_atomic, write_text_atomic
 
 BASELINE_COLUMNS = ("variant", "script", "baseline", "split", "train_variant", "n", "correct", "accuracy",
                     "ci_low", "ci_high", "seed", "params")
@@ -30,12 +28,8 @@ LLM_COLUMNS = ("variant", "model", "task", "n", "correct", "accuracy", "ci_low",
 
 def csv_text(rows: Sequence[dict], columns: Sequence[str]) -> str:
     """Rows as CSV text with ``\\n`` line ends; None and NaN become empty fields."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for r in rows:
-        writer.writerow(["" if _missing(r.get(c)) else r.get(c) for c in columns])
-    return buf.getvalue()
+    return csv_line(columns) + "".join(csv_line(["" if _missing(r.get(c)) else r.get(c) for c in columns])
+                                       for r in rows)
 
 
 def _missing(x) -> bool:
