@@ -23,7 +23,7 @@ def _arrow_type(annotation: str):
 
     if annotation == "Provenance":
         return pa.struct([(name, pa.string()) for name in _PROVENANCE])
-    return {"str": pa.string(), "str | None": pa.string(), "int": pa.int64()}[annotation]
+    return {"str": pa.string(), "int": pa.int64()}[annotation]
 
 
 def arrow_schema(kind: str, *, required: bool = False):

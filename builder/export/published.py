@@ -65,7 +65,7 @@ class PublishedSchema:
             return table
         if "split" in table.column_names:
             col = table.column_names.index("split")
-            values = [None if v is None else self.split_name(v) for v in table.column("split").to_pylist()]
+            values = [self.splits.get(v, v) for v in table.column("split").to_pylist()]  # None stays None
             table = table.set_column(col, "split", pa.array(values, pa.string()))
         if self.name == "belebele":
             table = _belebele_columns(table)
