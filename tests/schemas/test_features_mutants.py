@@ -63,3 +63,27 @@ def test_only_class_label_entries_with_a_list_of_names_are_label_columns():
     schema = _schema({"category": LABELS, "topic": {"_type": "Sequence", "names": ["x"]},
                       "other": {"_type": "ClassLabel", "names": "sports"}})
     assert class_label_names(schema) == {"category": ["sports", "travel"]}
+
+
+def test_record_columns_take_the_record_types_whatever_arrow_stored():
+    from schemas.features import table_features
+
+    schema = pa.schema([("index_id", pa.int32()), ("category", pa.large_string()), ("text", pa.string()),
+                        ("extra", pa.large_string())])
+    got = table_features(schema, "topic").to_dict()
+    assert got["index_id"] == {"dtype": "int64", "_type": "Value"}
+    assert got["category"] == {"dtype": "string", "_type": "Value"}
+    assert got["extra"] == {"dtype": "large_string", "_type": "Value"}  # not a record column: Arrow's type
+    loose = table_features(schema, "topic", record_types=False).to_dict()
+    assert loose["index_id"] == {"dtype": "int32", "_type": "Value"}
+
+
+def test_the_metadata_keeps_the_column_order_and_the_names_as_written():
+    from schemas.features import table_features, with_features
+
+    schema = pa.schema([("text", pa.string()), ("category", pa.int64()), ("index_id", pa.int64())])
+    table = with_features(pa.table({"text": ["x"], "category": [0], "index_id": [1]}, schema=schema),
+                          table_features(schema, "topic", labels=["ciencia/tecnología", "viajes"]))
+    raw = table.schema.metadata[HF_METADATA_KEY].decode("utf-8")
+    assert "ciencia/tecnología" in raw  # UTF-8 as written, not \u escapes
+    assert list(json.loads(raw)["info"]["features"]) == ["text", "category", "index_id"]
