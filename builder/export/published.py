@@ -120,9 +120,9 @@ def get_schema(name: str | None, kind: str, variants) -> PublishedSchema:
     schema = SCHEMA[name]
     if schema.kind and schema.kind != kind:
         fits = next(s for s in SCHEMAS[1:] if SCHEMA[s].kind == kind)
-        what = {"mc": "multiple-choice", "topic": "topic"}
-        raise UsageError(f"{name} is the layout of {what[schema.kind]} records; this dataset holds "
-                         f"{what.get(kind, kind)} records (use --schema {fits} or leave it out)", field="--schema")
+        what = {"mc": "multiple-choice"}  # a topic dataset holds "topic records"
+        raise UsageError(f"{name} is the layout of {what.get(schema.kind, schema.kind)} records; this dataset "
+                         f"holds {what.get(kind, kind)} records (use --schema {fits} or leave it out)", field="--schema")
     if schema.kind:
         bad = [v for v in variants if not is_variant_code(v)]
         if bad:

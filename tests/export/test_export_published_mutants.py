@@ -44,3 +44,25 @@ def test_a_missing_split_value_stays_missing_and_ours_is_the_table_itself():
     table = _mc([_row("p1", "q1", split=None), _row("p1", "q2", split="train")])
     assert SCHEMA["belebele"].apply(table).column("split").to_pylist() == [None, "train"]
     assert SCHEMA["ours"].apply(table) is table
+
+
+def test_get_schema_defaults_to_ours_and_refuses_what_does_not_fit_word_for_word():
+    import pytest
+
+    from builder.export.published import get_schema
+    from schemas.errors import UsageError
+
+    assert get_schema(None, "mc", ["not a code"]) is SCHEMA["ours"] is get_schema("", "topic", [])
+    cases = [
+        (("hub", "mc", []), "expected one of ours, belebele, sib200, found 'hub'"),
+        (("sib200", "mc", ["eng_Latn"]), "sib200 is the layout of topic records; this dataset holds "
+                                         "multiple-choice records (use --schema belebele or leave it out)"),
+        (("belebele", "topic", ["eng_Latn"]), "belebele is the layout of multiple-choice records; this dataset "
+                                              "holds topic records (use --schema sib200 or leave it out)"),
+        (("sib200", "topic", ["eng_Latn", "english"]), "sib200's configs are FLORES-200 codes (eng_Latn); variant "
+                                                       "'english' is not one. Name the variant folders by their codes"),
+    ]
+    for args, message in cases:
+        with pytest.raises(UsageError) as err:
+            get_schema(*args)
+        assert (err.value.message, err.value.field) == (message, "--schema")
