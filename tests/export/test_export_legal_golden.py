@@ -68,6 +68,11 @@ CHANGES = [
       "tam_Latn": {"method": "copy", "source_name": "T"}},
      {None: ["projected: labels carried to the parallel sentences of another variant: "
              "xho_Latn from ?, zul_Latn from eng_Latn"]}),
+    # a record that is not one does not end the list; a tool without a scheme is no romanization; one letter left
+    ({"a": "not a record", "b": {"source_name": "S", "aligned": {"pivot": "p"}}, "c": {"tool": "t"},
+      "d": {"method": "romanization", "tool": "t", "scheme": "s", "native_letters_left": 1}},
+     {"S": ["re-split as the pivot p is split: b"],
+      None: ["romanized with t (scheme s): d from ? (1 native characters left)"]}),
     # one variant, every kind of change, in the order romanized, re-split, projected
     ({"v": {"method": "projection", "tool": "u", "version": "2", "scheme": "k", "source_variant": "w",
             "aligned": {"pivot": "p"}, "source_name": "S"}},
@@ -79,3 +84,13 @@ CHANGES = [
 @pytest.mark.parametrize("info, expected", CHANGES)
 def test_derived_changes(info, expected):
     assert derived_changes(info) == expected
+
+
+def test_a_license_of_two_sources_names_both_and_a_license_without_a_text_is_not_a_link():
+    from data_cards.legal import render_attribution, render_license
+    from schemas.license_terms import combine
+
+    text = render_license("two", combine([("alpha", "CC-BY-4.0", 3000), ("beta", "CC-BY-4.0", 2)]), None)
+    assert "  Applies to: alpha (3,000 records), beta (2 records)" in text.splitlines()
+    attribution = render_attribution("odd", combine([("gamma", "unknown", 5)])).splitlines()
+    assert "- License: unknown license (not confirmed) (`unknown`); 5 records." in attribution
