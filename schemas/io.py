@@ -258,11 +258,9 @@ def tsv_field(value) -> str:
 
 
 def sib_tsv_text(rows: Iterable[dict[str, Any]], columns=SIB_COLUMNS) -> str:
-    """Render rows in the SIB-200 TSV layout (tab-separated, CSV quoting by :func:`tsv_field`, ``\\n``
-    line ends)."""
-    lines = ["\t".join(tsv_field(c) for c in columns)]
-    lines += ["\t".join(tsv_field(row[c]) for c in columns) for row in rows]
-    return "\n".join(lines) + "\n"
+    """Render rows in the SIB-200 TSV layout (tab-separated, CSV quoting and ``\\n`` line ends by the one row
+    writer, :func:`csv_line`)."""
+    return csv_line(columns, "\t") + "".join(csv_line([row[c] for c in columns], "\t") for row in rows)
 
 
 def write_sib_tsv(path: str | os.PathLike, rows: Iterable[dict[str, Any]], columns=SIB_COLUMNS) -> Path:
