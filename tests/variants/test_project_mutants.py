@@ -1,0 +1,293 @@
+"""builder extend's topic projection where mutation left it free (issue 27): what every check records, each
+alignment message, the refusals word for word, labels.txt, and variant.json key by key.
+
+The survivors of `mutmut run` over `builder/variants/project.py` (docs/testing.md, issue 27's fifth pass)
+showed that the tests of `test_variants_project.py` read the first error's text but not the checks'
+items: the index offset of the second parallel file (``k - start``), the 1-based line numbers and the
+ids of each break could all be off without a failure. These tests call the checks directly on the real
+N'Ko FLORES files, edited, so they run in a second or two.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from builder.variants.checks import CheckConfig
+from builder.variants.parallel import read_parallel
+from builder.variants.project import (_snippet, check_parallel, english_by_index, labels_of, project_topic,
+                                      raise_first_error, read_topic_source)
+from schemas.errors import AlignmentError, SchemaError, UsageError
+
+SIB = Path(__file__).parents[1] / "data" / "sib200"
+RAW = SIB / "flores-raw"
+DEV, DEVTEST = RAW / "nqo_Nkoo.dev", RAW / "nqo_Nkoo.devtest"
+N_DEV, N_DEVTEST = 997, 1012
+
+
+@pytest.fixture(scope="module")
+def source():
+    splits = read_topic_source(SIB / "eng")
+    return english_by_index(splits), [int(r["index_id"]) for rows in splits.values() for r in rows]
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _check(files, source, config=None):
+    english, ids = source
+    text = read_parallel(files)
+    return text, check_parallel(text, english, ids, "nqo_Nkoo", config or CheckConfig())
+
+
+def _quoted_snippet(text: str) -> str:
+    """The English sentence as a message quotes it: white space folded, at most 40 characters, an ellipsis
+    after the 39th when longer; Python's repr quotes (double quotes where the text has an apostrophe)."""
+    folded = " ".join(text.split())
+    return repr(folded if len(folded) <= 40 else folded[:39] + "…")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("short", "short"),
+    ("  a\tb \n c  ", "a b c"),
+    ("x" * 40, "x" * 40),
+    ("x" * 41, "x" * 39 + "…"),
+    ("word " * 20, ("word " * 8)[:39] + "…"),
+])
+def test_a_snippet_folds_white_space_and_keeps_at_most_40_characters(text, expected):
+    assert _snippet(text) == expected
+
+
+def test_a_line_missing_from_the_second_file_is_reported_at_that_files_lines_and_the_global_ids(tmp_path, source):
+    english, _ = source
+    k = 300  # line 301 of the devtest file, index_id 997 + 300
+    broken = _write(tmp_path / "b.devtest", _lines(DEVTEST)[:k] + _lines(DEVTEST)[k + 1:])
+    text, checks = _check([DEV, broken], source)
+    assert checks.results["line_count"].items == [{"file": str(broken), "found": N_DEVTEST - 1,
+                                                   "expected": N_DEVTEST}]
+    (item,) = checks.results["alignment"].items
+    assert set(item) == {"file", "kind", "line", "last_line", "expected_index_id", "found_index_id"}
+    assert item["file"] == str(broken) and item["kind"] == "missing"
+    assert item["line"] <= k + 1 <= item["last_line"] and item["last_line"] - item["line"] < 10
+    # line L of the devtest file (1-based) is index_id 997 + L - 1; from the break on it holds the next one
+    assert item["expected_index_id"] == N_DEV + item["line"] - 1
+    assert item["found_index_id"] == item["expected_index_id"] + 1
+    file, breaks, message = checks.first_alignment
+    assert file.path == broken and breaks[0].line + 1 == item["line"]
+    assert checks.results["line_count"].message == message == checks.results["alignment"].message
+    eng = english[item["expected_index_id"]]
+    assert message == (f"{N_DEVTEST - 1} lines, expected {N_DEVTEST}; first misaligned line: line {item['line']} "
+                       f"at the earliest, line {item['last_line']} at the latest (English is known only for the "
+                       f"annotated lines), expected the translation of index_id {item['expected_index_id']} "
+                       f"({_quoted_snippet(eng)}); a line is missing: from there on each line translates the next "
+                       "English sentence")
+    with pytest.raises(AlignmentError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    assert err.value.file == str(broken) and err.value.record == f"line {item['line']}"
+    assert err.value.message == message
+
+
+def test_two_breaks_are_both_recorded_and_the_message_counts_them(tmp_path, source):
+    lines = _lines(DEVTEST)
+    broken = _write(tmp_path / "two.devtest", lines[:100] + lines[101:800] + lines[801:])
+    _, checks = _check([DEV, broken], source)
+    first, second = checks.results["alignment"].items
+    assert first["line"] <= 101 <= first["last_line"] and second["line"] <= 800 <= second["last_line"]
+    assert [first["kind"], second["kind"]] == ["missing", "missing"]
+    # after the first missing line every later line holds the id after the one expected there
+    assert first["expected_index_id"] == N_DEV + first["line"] - 1
+    assert second["expected_index_id"] == N_DEV + second["line"]
+    assert second["found_index_id"] == second["expected_index_id"] + 1
+    assert checks.first_alignment[2].startswith(f"{N_DEVTEST - 2} lines, expected {N_DEVTEST}; ")
+    assert checks.first_alignment[2].endswith("; 2 breaks in all")
+
+
+def test_an_extra_line_with_text_is_an_extra_line_not_an_empty_one(tmp_path, source):
+    lines = _lines(DEVTEST)
+    broken = _write(tmp_path / "x.devtest", lines[:400] + [lines[399]] + lines[400:])
+    _, checks = _check([DEV, broken], source)
+    (item,) = checks.results["alignment"].items
+    assert item["kind"] == "extra" and item["found_index_id"] is None
+    assert item["line"] <= 401 <= item["last_line"]
+    assert item["expected_index_id"] == N_DEV + item["line"] - 1
+    message = checks.first_alignment[2]
+    assert message.endswith("; an extra line has no English counterpart") and "empty" not in message
+    assert "breaks in all" not in message
+
+
+def test_counts_too_far_apart_name_the_count_and_why_no_line_is_named(tmp_path, source):
+    english, _ = source
+    broken = _write(tmp_path / "far.devtest", _lines(DEVTEST)[:900])
+    text, checks = _check([DEV, broken], source)
+    assert checks.results["alignment"].items == [] and checks.results["alignment"].status == "ok"
+    assert checks.results["line_count"].items == [{"file": str(broken), "found": 900, "expected": N_DEVTEST}]
+    message = ("900 lines, expected 1012; cannot locate the first misaligned line "
+               "(the counts are too far apart to locate it)")
+    assert checks.results["line_count"].message == message
+    assert checks.results["alignment"].message == ""  # no break found: the count check carries the message
+    with pytest.raises(AlignmentError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    assert err.value.file == str(broken) and err.value.record is None and err.value.message == message
+
+
+def test_a_file_without_annotated_english_says_so(tmp_path, source):
+    third = _write(tmp_path / "third.txt", _lines(DEVTEST)[:2])  # ids 2009-2011: no English there
+    _, checks = _check([DEV, DEVTEST, third], source, CheckConfig(expected_lines=(N_DEV, N_DEVTEST, 3)))
+    assert checks.results["line_count"].items == [{"file": str(third), "found": 2, "expected": 3}]
+    assert checks.first_alignment[2] == ("2 lines, expected 3; cannot locate the first misaligned line "
+                                         "(no annotated English falls in this file)")
+
+
+def test_aligned_files_record_no_alignment_finding(source):
+    _, checks = _check([DEV, DEVTEST], source)
+    assert checks.first_alignment is None
+    assert {name: (r.status, r.count) for name, r in checks.results.items()} == {
+        "line_count": ("ok", 0), "alignment": ("ok", 0), "empty_lines": ("ok", 0), "ids_out_of_range": ("ok", 0),
+        "script_file": ("ok", 0), "script_lines": ("ok", 0), "length_outliers": ("warning", 1),
+        "duplicates": ("ok", 0)}
+    assert [checks.results[n].message for n in ("script_lines", "length_outliers", "duplicates")] == [
+        "0 lines flagged", "1 lines flagged", "0 lines flagged"]
+
+
+def test_ids_beyond_the_parallel_lines_name_the_first_the_count_and_the_range(source):
+    english, ids = source
+    text, checks = _check([DEV], source, CheckConfig(expected_lines=(N_DEV,)))
+    beyond = sorted({i for i in ids if i >= N_DEV})
+    assert checks.results["ids_out_of_range"].items == beyond
+    with pytest.raises(AlignmentError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    assert err.value.message == (f"index_id {beyond[0]} is beyond the {N_DEV} parallel lines ({len(beyond)} ids "
+                                 f"out of range); expected ids 0-{N_DEV - 1}")
+    assert err.value.file == str(DEV)
+
+
+@pytest.mark.parametrize("index", [9, 10])
+def test_an_empty_line_names_its_line_the_count_and_the_english_when_known(tmp_path, source, index):
+    english, _ = source
+    lines = _lines(DEVTEST)
+    lines[index] = " "
+    lines[500] = ""
+    broken = _write(tmp_path / "e.devtest", lines)
+    text, checks = _check([DEV, broken], source)
+    assert checks.results["empty_lines"].items == [N_DEV + index, N_DEV + 500]
+    with pytest.raises(AlignmentError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    i = N_DEV + index
+    known = f" ({_quoted_snippet(english[i])})" if i in english else ""
+    assert err.value.message == f"empty line (2 empty lines in all); expected the translation of index_id {i}{known}"
+    assert (err.value.file, err.value.record) == (str(broken), f"line {index + 1}")
+    assert (i in english) == (index == 10)  # 1006 has no English, 1007 has
+
+
+def test_too_many_odd_lines_stop_the_build_naming_the_check_share_and_first_line(tmp_path, source):
+    english, _ = source
+    lines = _lines(DEVTEST)
+    lines[20] = lines[10]  # the same sentence for two different English sentences
+    broken = _write(tmp_path / "d.devtest", lines)
+    config = CheckConfig(severity={**CheckConfig().severity, "duplicates": "error"})
+    text, checks = _check([DEV, broken], source, config)
+    assert checks.results["duplicates"].items == [[N_DEV + 10, N_DEV + 20]]
+    assert checks.results["duplicates"].status == "error"
+    with pytest.raises(AlignmentError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    assert err.value.message == ("duplicates: 1 lines flagged (0.0%), more than the allowed 5% (or severity error); "
+                                 "first: line 11")
+    assert (err.value.file, err.value.record) == (str(broken), "line 11")
+
+
+def test_the_parallel_file_count_must_match_the_expected_counts(source):
+    english, ids = source
+    text = read_parallel([DEV, DEVTEST, DEV])
+    with pytest.raises(UsageError) as err:
+        check_parallel(text, english, ids, "nqo_Nkoo", CheckConfig())
+    assert str(err.value) == ("3 parallel files given; state the expected line counts with --expected-lines N, "
+                              "once per file in the order given")
+    with pytest.raises(UsageError) as err:
+        check_parallel(read_parallel([DEV]), english, ids, "nqo_Nkoo", CheckConfig(expected_lines=(997, 1012)))
+    assert str(err.value) == "2 expected line counts for 1 parallel files; give one count per file"
+
+
+def _source(folder: Path, rows: dict[str, list[tuple[str, str, str]]]) -> Path:
+    folder.mkdir()
+    for split, items in rows.items():
+        (folder / f"{split}.tsv").write_text("index_id\tcategory\ttext\n" + "".join(
+            f"{i}\t{c}\t{t}\n" for i, c, t in items), encoding="utf-8")
+    return folder
+
+
+def test_labels_without_labels_txt_are_the_categories_in_order_of_first_use(tmp_path):
+    src = _source(tmp_path / "src", {"train": [("0", "sports", "a"), ("1", "health", "b"), ("2", "sports", "c")],
+                                     "dev": [("3", "travel", "d")], "test": [("4", "health", "e"), ("5", "geo", "f")]})
+    assert labels_of(src, read_topic_source(src)) == "sports\nhealth\ntravel\ngeo\n"
+
+
+def test_labels_txt_is_copied_without_its_bom_and_with_lf_line_ends(tmp_path):
+    src = _source(tmp_path / "src", {"train": [("0", "b", "x")]})
+    (src / "labels.txt").write_bytes("\ufeffz\r\nb\r\na".encode("utf-8"))
+    assert labels_of(src, read_topic_source(src)) == "z\nb\na\n"
+
+
+def test_the_source_refusals_name_the_file_and_line(tmp_path):
+    with pytest.raises(SchemaError) as err:
+        read_topic_source(_source(tmp_path / "empty", {}))
+    assert err.value.message == "no train.tsv, dev.tsv or test.tsv in the source folder"
+    assert err.value.file == str(tmp_path / "empty")
+    bad = _source(tmp_path / "bad", {"train": [("0", "a", "x")], "dev": [("1", "a", "y"), ("one", "a", "z")]})
+    with pytest.raises(SchemaError) as err:
+        read_topic_source(bad)
+    assert err.value.message == "expected an integer index_id, found 'one'"
+    assert (err.value.file, err.value.record, err.value.field) == (str(bad / "dev.tsv"), "line 3", "index_id")
+    ok = _source(tmp_path / "ok", {"test": [("-1", "a", "x"), (" 7 ", "a", "y")]})
+    assert list(read_topic_source(ok)) == ["test"]  # only the splits that are there
+    assert english_by_index(read_topic_source(ok)) == {-1: "x", 7: "y"}
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_variant_json_records_every_input_and_setting(tmp_path):
+    result = project_topic(SIB / "eng", [DEV, DEVTEST], "nqo_Nkoo", tmp_path)
+    meta = json.loads((tmp_path / "nqo_Nkoo" / "variant.json").read_text(encoding="utf-8"))
+    assert result.out_dir == tmp_path / "nqo_Nkoo" and result.rows == {"train": 701, "dev": 99, "test": 204}
+    assert (meta["variant"], meta["kind"], meta["method"]) == ("nqo_Nkoo", "topic", "projection")
+    assert meta["source_files"] == {s: _sha(SIB / "eng" / f"{s}.tsv") for s in ("train", "dev", "test")}
+    assert [(Path(p["path"]).name, p["sha256"], p["lines"]) for p in meta["parallel"]] == [
+        (DEV.name, _sha(DEV), N_DEV), (DEVTEST.name, _sha(DEVTEST), N_DEVTEST)]
+    assert meta["expected_lines"] == [N_DEV, N_DEVTEST]
+    assert meta["config"] == CheckConfig().to_dict() | {"expected_lines": None}
+    ratio = meta["length_ratio"]
+    assert set(ratio) == {"median_log_ratio", "scale"}
+    model = result.checks.length_model
+    assert ratio == {"median_log_ratio": round(model.center, 6), "scale": round(model.scale, 6)}
+    assert meta["checks"] == json.loads(json.dumps(result.checks.to_dict()))
+    assert meta["checks"]["length_outliers"]["items"] == [{"index_id": 556, "z": -3.84}]
+    assert (tmp_path / "nqo_Nkoo" / "labels.txt").read_bytes() == (SIB / "eng" / "labels.txt").read_bytes()
+    rows = (tmp_path / "nqo_Nkoo" / "dev.tsv").read_text(encoding="utf-8").splitlines()
+    assert rows[0] == "index_id\tcategory\ttext"
+    lines = _lines(DEV) + _lines(DEVTEST)
+    first = read_topic_source(SIB / "eng")["dev"][0]
+    assert rows[1].split("\t") == [first["index_id"], first["category"], lines[int(first["index_id"])]]
+
+
+def test_a_file_in_another_script_records_its_share_and_the_script_it_looks_like(tmp_path, source):
+    english, _ = source
+    latin = [f"Sentence number {i} in Latin letters" for i in range(N_DEVTEST)]
+    broken = _write(tmp_path / "latn.devtest", latin)
+    text, checks = _check([DEV, broken], source)
+    assert checks.results["script_file"].items == [{"file": str(broken), "share": 0.0, "dominant": "Latn"}]
+    assert checks.results["script_lines"].items == list(range(N_DEV, N_DEV + N_DEVTEST))
+    mixed = _lines(DEVTEST)
+    mixed[:700] = latin[:700]  # 700 of 1,012 lines Latin: the file's share of N'Ko letters falls under 80%
+    half = _write(tmp_path / "half.devtest", mixed)
+    _, checks = _check([DEV, half], source)
+    (item,) = checks.results["script_file"].items
+    assert 0 < item["share"] < 0.8 and item["share"] == round(item["share"], 4) and item["dominant"] == "Latn"
