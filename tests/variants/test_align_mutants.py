@@ -1,0 +1,241 @@
+"""The length-ratio model and the break locator of builder/variants/align.py, pinned where mutation left them
+free (issue 27): the model's centre, scale, shift and the spread of unrelated pairs against their definitions,
+each match cost against its formula, the best path's moves, and each break's fields.
+
+The data is generated: English lines of random lengths, and "translations" 1.3 times as long with a small
+log-normal noise, so the model's figures are known. Lines that carry a number on both sides pin each break to
+one line (the number evidence), which the real N'Ko file of `test_variants_align.py` cannot.
+"""
+from __future__ import annotations
+
+import math
+import random
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from builder.variants.align import (EMPTY_COST, INDEL_PENALTY, NUMBER_DIFFERENT, NUMBER_ONE_SIDED, NUMBER_SAME,
+                                    OUTLIER_SHARE, Break, RatioModel, _Costs, _max_subarray, align_path,
+                                    fit_ratio_model, locate_misalignment)
+
+N = 300
+RATIO = 1.3
+
+
+def _english(n: int = N, seed: int = 7, numbered: bool = False) -> dict[int, str]:
+    rng = random.Random(seed)
+    return {i: (f"item {i} " if numbered else "") + "w" * rng.randint(20, 200) for i in range(n)}
+
+
+def _translate(english: dict[int, str], seed: int = 11, noise: float = 0.08) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for i in sorted(english):
+        text = english[i]
+        head = text[:text.index("w")]  # the number, kept as is
+        body = len(text) - len(head)
+        out.append(head + "v" * max(1, round(body * RATIO * math.exp(rng.gauss(0, noise)))))
+    return out
+
+
+def _mad(values) -> tuple[float, float]:
+    values = np.asarray(values, dtype=float)
+    center = float(np.median(values))
+    return center, float(np.median(np.abs(values - center))) / NormalDist().inv_cdf(0.75)  # 1.4826 * MAD
+
+
+def _pairs(target, english, shift):
+    """log((len(t)+1)/(len(e)+1)) of target line e - shift against English line e, where both exist and the
+    target line is not empty: the definition the model is fitted on."""
+    return [math.log(len(target[e - shift].strip()) + 1) - math.log(len(english[e].strip()) + 1)
+            for e in sorted(english) if 0 <= e - shift < len(target) and target[e - shift].strip()]
+
+
+def test_the_model_of_aligned_pairs_is_their_median_and_normal_mad():
+    english = _english()
+    target = _translate(english)
+    model = fit_ratio_model(target, english)
+    pairs = _pairs(target, english, 0)
+    center, scale = _mad(pairs)
+    assert (model.shift, model.n_pairs) == (0, N)
+    assert model.center == pytest.approx(center, abs=1e-12) and model.scale == pytest.approx(scale, rel=1e-9)
+    assert abs(model.center - math.log(RATIO)) < 0.02 and 0.04 < model.scale < 0.12
+    # the spread of unrelated pairs: the pairs five lines off, in units of the aligned pairs' scale
+    assert model.random_scale == pytest.approx(max(_mad(_pairs(target, english, 5))[1] / scale, 2.0), rel=1e-9)
+    assert model.random_scale > 2.0
+
+
+@pytest.mark.parametrize("shift", [-3, -1, 1, 2, 3])
+def test_the_model_takes_the_shift_whose_pairs_spread_least(shift):
+    english = _english()
+    aligned = _translate(english)
+    # target line i translates English line i + shift
+    target = [aligned[i + shift] for i in range(N) if 0 <= i + shift < N]
+    if shift < 0:
+        target = ["v" * 50] * -shift + target
+    model = fit_ratio_model(target, english)
+    assert model.shift == shift
+    assert model.n_pairs == len(_pairs(target, english, shift))
+    assert model.center == pytest.approx(_mad(_pairs(target, english, shift))[0], abs=1e-12)
+    assert fit_ratio_model(target, english, max_shift=0).shift == 0
+    assert fit_ratio_model(target, english, max_shift=abs(shift) - 1).shift != shift
+
+
+def test_empty_target_lines_are_left_out_of_the_model():
+    english = _english()
+    target = _translate(english)
+    for i in (3, 50, 51, 299):
+        target[i] = "  "
+    model = fit_ratio_model(target, english)
+    assert model.n_pairs == N - 4
+    assert model.center == pytest.approx(_mad(_pairs(target, english, 0))[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("target, english", [
+    ([], {0: "abc"}),
+    (["abc"], {}),
+    (["abc", "de"], {0: "abc", 1: "de"}),  # fewer than three pairs at every shift
+])
+def test_too_few_pairs_give_the_neutral_model(target, english):
+    assert fit_ratio_model(target, english) == RatioModel(0.0, 1.0, 0, 0, 3.0)
+
+
+def test_identical_pairs_keep_a_positive_scale():
+    english = {i: "x" * (10 + i) for i in range(10)}
+    model = fit_ratio_model([english[i] for i in range(10)], english)
+    assert model.center == 0.0 and model.scale == 1e-6 and model.n_pairs == 10
+
+
+def _formula_cost(target: str, english: str, model: RatioModel, t_numbers, e_numbers) -> float:
+    z = (math.log(len(target.strip()) + 1) - math.log(len(english.strip()) + 1) - model.center) / model.scale
+    r = model.random_scale
+    llr = math.log((1 - OUTLIER_SHARE) * r * math.exp(-0.5 * z * z * (1 - 1 / (r * r))) + OUTLIER_SHARE)
+    if t_numbers and e_numbers:
+        llr += NUMBER_SAME if sorted(t_numbers) == sorted(e_numbers) else NUMBER_DIFFERENT
+    elif t_numbers or e_numbers:
+        llr += NUMBER_ONE_SIDED
+    return -llr
+
+
+@pytest.mark.parametrize("t_num, e_num", [("", ""), ("7 ", "7 "), ("7 ", "8 "), ("7 ", ""), ("", "8 "),
+                                          ("7 and 8 ", "8 and 7 ")])
+def test_a_match_costs_minus_the_log_likelihood_ratio_of_its_length_and_numbers(t_num, e_num):
+    model = RatioModel(0.25, 0.1, 0, 100, 4.0)
+    target, english = [t_num + "v" * 60, "short"], {0: e_num + "w" * 40, 1: "other words"}
+    costs = _Costs(target, english, model, 2)
+    t_numbers, e_numbers = t_num.replace("and", "").split(), e_num.replace("and", "").split()
+    assert costs.cost(0, 0) == pytest.approx(_formula_cost(target[0], english[0], model, t_numbers, e_numbers),
+                                             rel=1e-12)
+    assert costs.cost(1, 1) == pytest.approx(_formula_cost("short", "other words", model, [], []), rel=1e-12)
+
+
+def test_an_empty_line_costs_the_empty_cost_and_an_unknown_english_line_nothing():
+    model = RatioModel(0.0, 0.1, 0, 10)
+    costs = _Costs(["", "text", "more text"], {0: "zero", 2: "two"}, model, 5)
+    assert costs.cost(0, 0) == EMPTY_COST and costs.cost(0, 1) == EMPTY_COST
+    assert costs.cost(1, 1) == 0.0  # English line 1 is not known
+    assert costs.cost(2, 4) == 0.0 and costs.cost(2, 7) == 0.0  # past the known lines
+    assert costs.cost(2, 2) > 0  # 9 characters against 3: far off
+
+
+@pytest.mark.parametrize("shift", [-2, -1, 0, 1, 2])
+def test_the_shifted_costs_are_the_match_costs_along_a_diagonal(shift):
+    english = _english(60, numbered=True)
+    del english[10], english[11]  # unknown English lines cost nothing
+    target = _translate({i: t for i, t in english.items()})[:55] + ["", "x", "", "yy", "zzz"]
+    n_expected = 60
+    costs = _Costs(target, english, fit_ratio_model(target, english), n_expected)
+    got = costs.shifted(shift, n_expected)
+    assert got.shape == (len(target),)
+    for i in range(len(target)):
+        j = i + shift
+        if not target[i].strip():
+            assert got[i] == EMPTY_COST
+        elif 0 <= j < n_expected:
+            assert got[i] == pytest.approx(costs.cost(i, j), rel=1e-12, abs=1e-12), (i, j)
+        else:
+            assert got[i] == EMPTY_COST, (i, j)
+
+
+def test_the_largest_run_sum():
+    assert _max_subarray(np.array([1.0, -2.0, 3.0, 4.0, -1.0, 2.0, -9.0])) == 8.0
+    assert _max_subarray(np.array([-1.0, -2.0])) == 0.0
+    assert _max_subarray(np.array([5.0])) == 5.0
+    assert _max_subarray(np.array([])) == 0.0
+
+
+def _numbered():
+    english = _english(200, numbered=True)
+    return english, _translate(english)
+
+
+def test_an_aligned_file_is_one_match_per_line():
+    english, target = _numbered()
+    assert align_path(target, english, 200) == [(0, i, i) for i in range(200)]
+    assert locate_misalignment(target, english, 200) == []
+
+
+def test_the_best_path_has_one_move_for_a_missing_and_one_for_an_extra_line():
+    english, target = _numbered()
+    missing = target[:70] + target[71:]
+    path = align_path(missing, english, 200)
+    assert [step for step in path if step[0] != 0] == [(2, 70, 70)]
+    assert len(path) == 200 and path[69] == (0, 69, 69) and path[71] == (0, 70, 71)
+    extra = target[:120] + ["v" * 80] + target[120:]
+    path = align_path(extra, english, 200)
+    assert [step for step in path if step[0] != 0] == [(1, 120, 120)]
+    assert len(path) == 201 and path[121] == (0, 121, 120)
+
+
+def test_a_band_narrower_than_the_count_difference_finds_no_path():
+    english, target = _numbered()
+    short = target[:60] + target[63:]  # three lines missing
+    assert align_path(short, english, 200, band=2) == []
+    assert [s for s in align_path(short, english, 200, band=3) if s[0] != 0] == [(2, 60, 60), (2, 60, 61),
+                                                                                    (2, 60, 62)]
+
+
+def test_breaks_are_pinned_by_the_numbers_and_carry_the_lines_they_expect():
+    english, target = _numbered()
+    assert locate_misalignment(target[:70] + target[71:], english, 200) == [Break("missing", 70, 70, 70, 71)]
+    assert locate_misalignment(target[:120] + ["v" * 80] + target[120:], english, 200) == [
+        Break("extra", 120, 120, 120, None)]
+    # a missing line, then an extra one: after the first break line i translates English line i + 1
+    both = target[:50] + target[51:150] + ["v" * 80] + target[150:]
+    assert locate_misalignment(both, english, 200) == [Break("missing", 50, 50, 50, 51),
+                                                       Break("extra", 149, 149, 150, None)]
+    # an extra line, then a missing one: after the first break line i translates English line i - 1
+    both = target[:30] + ["v" * 80] + target[30:100] + target[101:]
+    assert locate_misalignment(both, english, 200) == [Break("extra", 30, 30, 30, None),
+                                                       Break("missing", 101, 101, 100, 101)]
+
+
+def test_the_last_line_missing_is_found_with_no_line_after_it():
+    english, target = _numbered()
+    assert locate_misalignment(target[:-1], english, 200) == [Break("missing", 199, 199, 199, None)]
+
+
+def test_counts_further_apart_than_the_limit_are_not_located():
+    english, target = _numbered()
+    short = target[:100] + target[110:]
+    assert locate_misalignment(short, english, 200, max_difference=9) == []
+    assert locate_misalignment(short, english, 200, max_difference=10) != []
+    assert len(locate_misalignment(short, english, 200)) >= 1
+
+
+def test_a_block_moved_by_one_line_with_equal_counts_is_two_breaks():
+    english, target = _numbered()
+    moved = target[:80] + target[81:140] + [target[80]] + target[140:]
+    assert locate_misalignment(moved, english, 200) == [Break("missing", 80, 80, 80, 81),
+                                                        Break("extra", 139, 139, 140, None)]
+    assert [s[0] for s in align_path(moved, english, 200) if s[0] != 0] == [2, 1]
+
+
+def test_the_indel_penalty_is_what_one_break_costs_on_the_path():
+    english, target = _numbered()
+    costs = _Costs(target[:70] + target[71:], english, fit_ratio_model(target[:70] + target[71:], english), 200)
+    path = align_path(target[:70] + target[71:], english, 200)
+    total = sum(costs.cost(i, j) if move == 0 else INDEL_PENALTY for move, i, j in path)
+    aligned = sum(costs.cost(i, i) for i in range(70)) + sum(costs.cost(i, i + 1) for i in range(70, 199))
+    assert total == pytest.approx(aligned + INDEL_PENALTY, rel=1e-12)
