@@ -177,19 +177,37 @@ def mc_item_from_dict(d: Mapping[str, Any], *, file=None, record=None) -> MCItem
     return MCItem(correct_answer_num=num_int, language=language, provenance=_provenance(d, where), **values)
 
 
+def index_id_of(value: Any, *, file=None, record=None) -> int:
+    """A topic item's ``index_id``, the one rule for every reader: a whole number >= 0 (``int``'s forms).
+
+    >>> index_id_of(" 7 "), index_id_of(12)
+    (7, 12)
+    >>> for bad in ("--5", "²", "-1"):
+    ...     try:
+    ...         index_id_of(bad)
+    ...     except SchemaError as err:
+    ...         print(err.message)
+    expected an integer index_id, found '--5'
+    expected an integer index_id, found '²'
+    expected index_id >= 0, found -1
+    """
+    try:
+        index_id = int(value)
+    except (TypeError, ValueError):
+        raise SchemaError(f"expected an integer index_id, found {value!r}", file=file, record=record,
+                          field="index_id") from None
+    if index_id < 0:
+        raise SchemaError(f"expected index_id >= 0, found {index_id}", file=file, record=record, field="index_id")
+    return index_id
+
+
 def topic_item_from_dict(d: Mapping[str, Any], *, labels=None, file=None, record=None) -> TopicItem:
     """Validate a mapping and build a :class:`TopicItem`.
 
     ``labels``, when given, is the allowed label set.
     """
     where = {"file": file, "record": record}
-    try:
-        index_id = int(d.get("index_id"))
-    except (TypeError, ValueError):
-        raise SchemaError(f"expected an integer index_id, found {d.get('index_id')!r}", **where,
-                          field="index_id") from None
-    if index_id < 0:
-        raise SchemaError(f"expected index_id >= 0, found {index_id}", **where, field="index_id")
+    index_id = index_id_of(d.get("index_id"), **where)
     category = _text(d, "category", where)
     if labels is not None and category not in labels:
         raise SchemaError(f"unknown label {category!r}; allowed: {', '.join(sorted(labels))}", **where,

@@ -19,6 +19,7 @@ from schemas.io import read_sib_tsv, require_path, sha256_file, staging_dir, wri
 from schemas.io import read_text_utf8, write_text_atomic
 from schemas.tables import split_lines
 from schemas.errors import AlignmentError, ScriptError, SchemaError, UsageError
+from schemas.records import index_id_of
 from schemas.variant import VARIANT_JSON, VariantInfo
 from schemas.scripts import check_new_variant, count_letters, dominant_script, foreign_letters, script_of
 
@@ -42,10 +43,8 @@ def read_topic_source(source: str | Path) -> dict[str, list[dict[str, str]]]:
     if not splits:
         raise SchemaError("no train.tsv, dev.tsv or test.tsv in the source folder", file=root)
     for split, rows in splits.items():
-        for n, row in enumerate(rows, 2):
-            if not row["index_id"].strip().lstrip("-").isdigit():
-                raise SchemaError(f"expected an integer index_id, found {row['index_id']!r}",
-                                  file=root / f"{split}.tsv", record=f"line {n}", field="index_id")
+        for n, row in enumerate(rows, 2):  # "--5" or "²" passed a digits check here, then int() failed later
+            index_id_of(row["index_id"], file=root / f"{split}.tsv", record=f"line {n}")
     return splits
 
 

@@ -19,7 +19,8 @@ from builder.variants.checks import CheckConfig
 from builder.variants.parallel import read_parallel
 from builder.variants.project import (_snippet, check_parallel, english_by_index, labels_of, project_topic,
                                       raise_first_error, read_topic_source)
-from schemas.errors import AlignmentError, SchemaError, UsageError
+from schemas.errors import AlignmentError, SchemaError, ScriptError, SourceNotFoundError, UsageError
+from schemas.io import WrongPathKind
 
 SIB = Path(__file__).parents[1] / "data" / "sib200"
 RAW = SIB / "flores-raw"
@@ -245,9 +246,30 @@ def test_the_source_refusals_name_the_file_and_line(tmp_path):
         read_topic_source(bad)
     assert err.value.message == "expected an integer index_id, found 'one'"
     assert (err.value.file, err.value.record, err.value.field) == (str(bad / "dev.tsv"), "line 3", "index_id")
-    ok = _source(tmp_path / "ok", {"test": [("-1", "a", "x"), (" 7 ", "a", "y")]})
+    ok = _source(tmp_path / "ok", {"test": [("0", "a", "x"), (" 7 ", "a", "y")]})
     assert list(read_topic_source(ok)) == ["test"]  # only the splits that are there
-    assert english_by_index(read_topic_source(ok)) == {-1: "x", 7: "y"}
+    assert english_by_index(read_topic_source(ok)) == {0: "x", 7: "y"}
+    with pytest.raises(SourceNotFoundError) as err:
+        read_topic_source(tmp_path / "nowhere")
+    assert (err.value.message, err.value.file) == ("source folder not found", str(tmp_path / "nowhere"))
+    with pytest.raises(WrongPathKind) as err:
+        read_topic_source(ok / "test.tsv")
+    assert err.value.message == "expected a source folder, found a file"
+
+
+@pytest.mark.parametrize("value, message", [
+    ("--5", "expected an integer index_id, found '--5'"),  # passed a digits check once, then int() failed
+    ("²", "expected an integer index_id, found '²'"),  # a digit to str.isdigit, not to int()
+    ("X5", "expected an integer index_id, found 'X5'"),
+    ("", "expected an integer index_id, found ''"),
+    ("-1", "expected index_id >= 0, found -1"),
+])
+def test_an_index_id_that_is_not_a_whole_number_from_0_is_refused_naming_the_line(tmp_path, value, message):
+    bad = _source(tmp_path / "bad", {"train": [("0", "a", "x"), (value, "a", "y")]})
+    with pytest.raises(SchemaError) as err:
+        read_topic_source(bad)
+    assert (err.value.message, err.value.file, err.value.record, err.value.field) == (
+        message, str(bad / "train.tsv"), "line 3", "index_id")
 
 
 def _sha(path: Path) -> str:
@@ -291,3 +313,82 @@ def test_a_file_in_another_script_records_its_share_and_the_script_it_looks_like
     _, checks = _check([DEV, half], source)
     (item,) = checks.results["script_file"].items
     assert 0 < item["share"] < 0.8 and item["share"] == round(item["share"], 4) and item["dominant"] == "Latn"
+
+
+def test_a_block_moved_with_equal_counts_stops_the_build_at_its_first_break(tmp_path, source):
+    english, _ = source
+    lines = _lines(DEVTEST)
+    moved = lines[:300] + lines[301:700] + [lines[300]] + lines[700:]
+    broken = _write(tmp_path / "m.devtest", moved)
+    text, checks = _check([DEV, broken], source)
+    assert checks.results["line_count"].status == "ok" and checks.results["alignment"].status == "error"
+    first = checks.results["alignment"].items[0]
+    with pytest.raises(AlignmentError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    assert (err.value.file, err.value.record) == (str(broken), f"line {first['line']}")
+    assert err.value.message.startswith(f"{N_DEVTEST} lines as expected; first misaligned line: line {first['line']}")
+
+
+def test_a_file_under_the_script_share_names_its_first_line_outside_the_script(tmp_path, source):
+    english, _ = source
+    lines = _lines(DEVTEST)
+    lines[1:701] = [f"Sentence number {i} in Latin letters" for i in range(700)]  # the first 20: Latin but one
+    broken = _write(tmp_path / "s.devtest", lines)
+    text, checks = _check([DEV, broken], source)
+    with pytest.raises(ScriptError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    share = checks.results["script_file"].items[0]["share"]
+    assert err.value.message == (f"only {share:.1%} of the letters are in script Nkoo declared by nqo_Nkoo (expected at "
+                                 "least 80%); the text looks like Latn; first line not in Nkoo: line 2")
+    assert (err.value.file, err.value.record) == (str(broken), "line 2")
+
+
+def test_a_file_under_the_script_share_without_a_line_under_the_line_share_names_its_first_line(tmp_path, source):
+    english, _ = source
+    # every line two thirds N'Ko, one third Latin: no line under the line share (50%), the file under 80%
+    lines = [f"{line} {'a' * (sum(ch.isalpha() for ch in line) // 2)}" for line in _lines(DEVTEST)]
+    broken = _write(tmp_path / "h.devtest", lines)
+    text, checks = _check([DEV, broken], source)
+    assert checks.results["script_lines"].items == []
+    with pytest.raises(ScriptError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    assert err.value.message.endswith("; first line not in Nkoo: line 1") and err.value.record == "line 1"
+
+
+def test_one_line_in_another_script_is_a_script_error_when_the_check_is_an_error(tmp_path):
+    src = _source(tmp_path / "src", {"test": [("0", "science", "The English sentence.")]})
+    parallel = _write(tmp_path / "one.txt", ["A Latin line where N'Ko was declared"])
+    config = CheckConfig(expected_lines=(1,), severity={**CheckConfig().severity, "script_file": "off",
+                                                        "script_lines": "error"})
+    with pytest.raises(ScriptError) as err:
+        project_topic(src, [parallel], "nqo_Nkoo", tmp_path / "out", config=config)
+    assert err.value.message == ("script_lines: 1 lines flagged (100.0%), more than the allowed 5% (or severity "
+                                 "error); first: line 1")
+    assert (err.value.file, err.value.record) == (str(parallel), "line 1")
+
+
+def test_a_source_with_too_few_annotated_lines_has_no_length_model_and_its_labels_come_from_its_rows(tmp_path):
+    rows = read_topic_source(SIB / "eng")["train"][:2]
+    src = _source(tmp_path / "src", {"train": [(r["index_id"], r["category"], r["text"]) for r in rows]})
+    project_topic(src, [DEV, DEVTEST], "nqo_Nkoo", tmp_path / "out")
+    meta = json.loads((tmp_path / "out" / "nqo_Nkoo" / "variant.json").read_text(encoding="utf-8"))
+    assert meta["length_ratio"] is None and meta["checks"]["length_outliers"]["count"] == 0
+    assert meta["source"] == str(src)
+    labels = list(dict.fromkeys(r["category"] for r in rows))
+    assert (tmp_path / "out" / "nqo_Nkoo" / "labels.txt").read_text(encoding="utf-8") == "".join(
+        f"{label}\n" for label in labels)
+
+
+def test_an_earlier_variant_folder_is_replaced_and_a_foreign_one_refused(tmp_path):
+    out = tmp_path / "out"
+    (out / "nqo_Nkoo").mkdir(parents=True)
+    (out / "nqo_Nkoo" / "variant.json").write_text("{}", encoding="utf-8")  # an earlier version's, unmarked
+    project_topic(SIB / "eng", [DEV, DEVTEST], "nqo_Nkoo", out)
+    assert json.loads((out / "nqo_Nkoo" / "variant.json").read_text(encoding="utf-8"))["variant"] == "nqo_Nkoo"
+    foreign = tmp_path / "foreign"
+    (foreign / "nqo_Nkoo").mkdir(parents=True)
+    (foreign / "nqo_Nkoo" / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(UsageError) as err:
+        project_topic(SIB / "eng", [DEV, DEVTEST], "nqo_Nkoo", foreign)
+    assert "a non-empty folder without variant.json" in err.value.message
+    assert (foreign / "nqo_Nkoo" / "notes.txt").read_text(encoding="utf-8") == "mine"
