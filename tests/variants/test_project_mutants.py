@@ -21,6 +21,7 @@ from builder.variants.project import (_snippet, check_parallel, english_by_index
                                       raise_first_error, read_topic_source)
 from schemas.errors import AlignmentError, SchemaError, ScriptError, SourceNotFoundError, UsageError
 from schemas.io import WrongPathKind
+from schemas.scripts import count_letters
 
 SIB = Path(__file__).parents[1] / "data" / "sib200"
 RAW = SIB / "flores-raw"
@@ -392,3 +393,104 @@ def test_an_earlier_variant_folder_is_replaced_and_a_foreign_one_refused(tmp_pat
         project_topic(SIB / "eng", [DEV, DEVTEST], "nqo_Nkoo", foreign)
     assert "a non-empty folder without variant.json" in err.value.message
     assert (foreign / "nqo_Nkoo" / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_the_count_check_carries_a_message_only_when_the_counts_differ(tmp_path, source):
+    lines = _lines(DEVTEST)
+    moved = _write(tmp_path / "m.devtest", lines[:300] + lines[301:700] + [lines[300]] + lines[700:])
+    _, checks = _check([DEV, moved], source)
+    assert checks.results["line_count"].message == "" and checks.results["alignment"].message != ""
+    _, checks = _check([DEV, DEVTEST], source)
+    assert checks.results["line_count"].message == "" and checks.results["alignment"].message == ""
+
+
+def _latin(n: int) -> list[str]:
+    return [f"Sentence number {i} in Latin letters" for i in range(n)]
+
+
+def test_the_first_file_in_another_script_is_found_too(tmp_path, source):
+    broken = _write(tmp_path / "latn.dev", _latin(N_DEV))
+    _, checks = _check([broken, DEVTEST], source)
+    assert checks.results["script_file"].items == [{"file": str(broken), "share": 0.0, "dominant": "Latn"}]
+
+
+def test_a_files_share_is_of_its_own_lines_joined(tmp_path, source):
+    lines = _lines(DEVTEST)
+    lines[1:701] = _latin(700)
+    mixed = _write(tmp_path / "half.devtest", lines)
+    _, checks = _check([DEV, mixed], source)
+    total, inside = count_letters("\n".join(lines), "Nkoo")
+    assert checks.results["script_file"].items == [{"file": str(mixed), "share": round(inside / total, 4),
+                                                    "dominant": "Latn"}]
+
+
+def test_a_file_without_letters_is_not_in_another_script_and_one_latin_letter_is(tmp_path, source):
+    digits = _write(tmp_path / "digits.devtest", [f"{i} {i * 7}" for i in range(N_DEVTEST)])
+    _, checks = _check([DEV, digits], source)
+    assert checks.results["script_file"].items == []
+    one = _write(tmp_path / "one.devtest", ["a"] + [f"{i}" for i in range(1, N_DEVTEST)])
+    _, checks = _check([DEV, one], source)
+    assert checks.results["script_file"].items == [{"file": str(one), "share": 0.0, "dominant": "Latn"}]
+
+
+def test_a_file_exactly_at_the_minimum_share_passes(tmp_path, source):
+    lines = _lines(DEVTEST)
+    lines[1:701] = _latin(700)
+    mixed = _write(tmp_path / "half.devtest", lines)
+    total, inside = count_letters("\n".join(lines), "Nkoo")
+    _, checks = _check([DEV, mixed], source, CheckConfig(script_file_min_share=inside / total))
+    assert checks.results["script_file"].items == []
+
+
+def test_a_line_under_half_its_letters_in_the_script_is_flagged_and_one_at_half_is_not(tmp_path, source):
+    lines = _lines(DEVTEST)
+    nko = next(ch for ch in lines[0] if ch.isalpha())  # one N'Ko letter
+    lines[5] = nko + " abcdefghij"  # 1 of 11 letters in N'Ko
+    lines[6] = nko * 3 + " abc"  # 3 of 6: exactly half
+    broken = _write(tmp_path / "l.devtest", lines)
+    _, checks = _check([DEV, broken], source)
+    assert checks.results["script_lines"].items == [N_DEV + 5]
+
+
+def test_too_many_lines_in_another_script_escalate_to_an_error(tmp_path, source):
+    english, _ = source
+    lines = _lines(DEVTEST)
+    lines[100:250] = _latin(150)  # 150 of 2,009 lines: over 5%, the file still 80% N'Ko
+    broken = _write(tmp_path / "many.devtest", lines)
+    text, checks = _check([DEV, broken], source)
+    assert checks.results["script_file"].items == []
+    result = checks.results["script_lines"]
+    assert (result.count, result.severity, result.escalated, result.status) == (150, "warning", True, "error")
+    with pytest.raises(ScriptError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    assert err.value.message == ("script_lines: 150 lines flagged (7.5%), more than the allowed 5% (or severity "
+                                 "error); first: line 101")
+
+
+def test_the_first_line_named_for_a_file_is_a_line_of_that_file(tmp_path, source):
+    english, _ = source
+    half = [f"{line} {'a' * (sum(ch.isalpha() for ch in line) // 2)}" for line in _lines(DEV)]
+    first_file = _write(tmp_path / "h.dev", half)  # no line under 50%, the file under 80%
+    lines = _lines(DEVTEST)
+    lines[0] = "Latin letters only"  # the next file's first line: not a line of the first file
+    second = _write(tmp_path / "x.devtest", lines)
+    text, checks = _check([first_file, second], source)
+    assert checks.results["script_lines"].items == [N_DEV]
+    with pytest.raises(ScriptError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    assert err.value.file == str(first_file) and err.value.record == "line 1"
+
+
+def test_three_annotated_lines_are_enough_for_a_length_model(tmp_path):
+    rows = read_topic_source(SIB / "eng")["train"][:3]
+    src = _source(tmp_path / "src", {"train": [(r["index_id"], r["category"], r["text"]) for r in rows]})
+    project_topic(src, [DEV, DEVTEST], "nqo_Nkoo", tmp_path / "out")
+    meta = json.loads((tmp_path / "out" / "nqo_Nkoo" / "variant.json").read_text(encoding="utf-8"))
+    assert set(meta["length_ratio"]) == {"median_log_ratio", "scale"}
+
+
+def test_a_files_first_line_missing_is_pinned_by_that_lines_english(tmp_path, source):
+    broken = _write(tmp_path / "b.devtest", _lines(DEVTEST)[1:])  # index_id 997 has English
+    _, checks = _check([DEV, broken], source)
+    assert checks.results["alignment"].items == [{"file": str(broken), "kind": "missing", "line": 1, "last_line": 1,
+                                                  "expected_index_id": N_DEV, "found_index_id": N_DEV + 1}]
