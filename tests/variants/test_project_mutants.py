@@ -414,14 +414,19 @@ def test_the_first_file_in_another_script_is_found_too(tmp_path, source):
     assert checks.results["script_file"].items == [{"file": str(broken), "share": 0.0, "dominant": "Latn"}]
 
 
-def test_a_files_share_is_of_its_own_lines_joined(tmp_path, source):
+def _mostly_latin(tmp_path: Path) -> tuple[Path, float]:
+    """The devtest file with 700 of its 1,012 lines Latin (all of the first 20 but one), and its share of
+    N'Ko letters, counted over the file's lines joined."""
     lines = _lines(DEVTEST)
     lines[1:701] = _latin(700)
-    mixed = _write(tmp_path / "half.devtest", lines)
-    _, checks = _check([DEV, mixed], source)
     total, inside = count_letters("\n".join(lines), "Nkoo")
-    assert checks.results["script_file"].items == [{"file": str(mixed), "share": round(inside / total, 4),
-                                                    "dominant": "Latn"}]
+    return _write(tmp_path / "half.devtest", lines), inside / total
+
+
+def test_a_files_share_is_of_its_own_lines_joined(tmp_path, source):
+    mixed, share = _mostly_latin(tmp_path)
+    _, checks = _check([DEV, mixed], source)
+    assert checks.results["script_file"].items == [{"file": str(mixed), "share": round(share, 4), "dominant": "Latn"}]
 
 
 def test_a_file_without_letters_is_not_in_another_script_and_one_latin_letter_is(tmp_path, source):
@@ -434,11 +439,8 @@ def test_a_file_without_letters_is_not_in_another_script_and_one_latin_letter_is
 
 
 def test_a_file_exactly_at_the_minimum_share_passes(tmp_path, source):
-    lines = _lines(DEVTEST)
-    lines[1:701] = _latin(700)
-    mixed = _write(tmp_path / "half.devtest", lines)
-    total, inside = count_letters("\n".join(lines), "Nkoo")
-    _, checks = _check([DEV, mixed], source, CheckConfig(script_file_min_share=inside / total))
+    mixed, share = _mostly_latin(tmp_path)
+    _, checks = _check([DEV, mixed], source, CheckConfig(script_file_min_share=share))
     assert checks.results["script_file"].items == []
 
 
