@@ -496,3 +496,40 @@ def test_a_files_first_line_missing_is_pinned_by_that_lines_english(tmp_path, so
     _, checks = _check([DEV, broken], source)
     assert checks.results["alignment"].items == [{"file": str(broken), "kind": "missing", "line": 1, "last_line": 1,
                                                   "expected_index_id": N_DEV, "found_index_id": N_DEV + 1}]
+
+
+def test_too_many_length_outliers_escalate_to_an_error_naming_the_first(tmp_path, source):
+    english, _ = source
+    lines = _lines(DEVTEST)
+    covered = [i for i in range(N_DEVTEST) if N_DEV + i in english][:60]  # 60 of the 1,004 annotated lines
+    for i in covered:
+        lines[i] = lines[i][:2]  # a translation cut to two characters: far shorter than its English
+    broken = _write(tmp_path / "cut.devtest", lines)
+    text, checks = _check([DEV, broken], source)
+    result = checks.results["length_outliers"]
+    assert {item["index_id"] for item in result.items} >= {N_DEV + i for i in covered}
+    assert (result.severity, result.escalated, result.status) == ("warning", True, "error")
+    with pytest.raises(AlignmentError) as err:
+        raise_first_error(checks, text, "nqo_Nkoo", english)
+    first = result.items[0]["index_id"]  # an index_id: its line in its own file
+    line, file = (first + 1, DEV) if first < N_DEV else (first - N_DEV + 1, broken)
+    assert err.value.message == (f"length_outliers: {result.count} lines flagged ({result.count / 2009:.1%}), more "
+                                 f"than the allowed 5% (or severity error); first: line {line}")
+    assert (err.value.file, err.value.record) == (str(file), f"line {line}")
+
+
+def test_too_many_duplicate_lines_escalate_to_an_error(tmp_path, source):
+    lines = _lines(DEVTEST)
+    for i in range(0, 240, 2):
+        lines[i + 1] = lines[i]  # 120 pairs: 240 of 2,009 lines in duplicate groups
+    broken = _write(tmp_path / "dup.devtest", lines)
+    _, checks = _check([DEV, broken], source)
+    result = checks.results["duplicates"]
+    assert result.count >= 110 and (result.escalated, result.status) == (True, "error")
+
+
+def test_a_projected_variant_folder_is_marked_as_extends_output(tmp_path):
+    from schemas.runtime.outputs import written_by
+
+    project_topic(SIB / "eng", [DEV, DEVTEST], "nqo_Nkoo", tmp_path)
+    assert written_by(tmp_path / "nqo_Nkoo") == "variant"
