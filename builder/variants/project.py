@@ -43,7 +43,7 @@ def read_topic_source(source: str | Path) -> dict[str, list[dict[str, str]]]:
     if not splits:
         raise SchemaError("no train.tsv, dev.tsv or test.tsv in the source folder", file=root)
     for split, rows in splits.items():
-        for n, row in enumerate(rows, 2):  # "--5" or "²" passed a digits check here, then int() failed later
+        for n, row in enumerate(rows, 2):  # the one index_id rule: an int() form >= 0
             index_id_of(row["index_id"], file=root / f"{split}.tsv", record=f"line {n}")
     return splits
 

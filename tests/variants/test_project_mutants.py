@@ -20,7 +20,7 @@ from builder.variants.parallel import read_parallel
 from builder.variants.project import (_snippet, check_parallel, english_by_index, labels_of, project_topic,
                                       raise_first_error, read_topic_source)
 from schemas.errors import AlignmentError, SchemaError, ScriptError, SourceNotFoundError, UsageError
-from schemas.io import WrongPathKind
+from schemas.io import WrongPathKind, write_sib_tsv
 from schemas.scripts import count_letters
 
 SIB = Path(__file__).parents[1] / "data" / "sib200"
@@ -220,8 +220,7 @@ def test_the_parallel_file_count_must_match_the_expected_counts(source):
 def _source(folder: Path, rows: dict[str, list[tuple[str, str, str]]]) -> Path:
     folder.mkdir()
     for split, items in rows.items():
-        (folder / f"{split}.tsv").write_text("index_id\tcategory\ttext\n" + "".join(
-            f"{i}\t{c}\t{t}\n" for i, c, t in items), encoding="utf-8")
+        write_sib_tsv(folder / f"{split}.tsv", [{"index_id": i, "category": c, "text": t} for i, c, t in items])
     return folder
 
 
