@@ -14,7 +14,8 @@ run's verdict (released, stopped by the gate, stopped by a stage's error),
 ``release.json``, ``report.html`` and the folder agree with it: they are
 written at the end of every run that was not interrupted, from the stages this
 run ran or found up to date only, after the outputs it does not stand behind
-were moved aside. An interrupted run (exit 130, 143) leaves the last finished
+were moved aside (kept as they are when the last run wrote them from the same
+records and verdict and neither file changed since: :func:`summary_key`). An interrupted run (exit 130, 143) leaves the last finished
 run's summary, which still agrees with the folder's ``export/``.
 """
 from __future__ import annotations
@@ -259,9 +260,13 @@ def _finish(plan: Plan, result: RunResult, allow_failing_gate: bool, say) -> Non
 
     set_aside(plan, result, say)
     fault_point("release-set-aside")
-    result.summary = write_summary(plan, gate_failing_allowed=allow_failing_gate and result.gate_passed is False,
-                                   stopped_at_gate=result.stopped_at_gate, current=result.current,
-                                   stopped=result.stopped)
+    gate_failing_allowed = allow_failing_gate and result.gate_passed is False
+    key = summary_key(plan, result, gate_failing_allowed)
+    result.summary = _summary_if_current(plan.root, key)
+    if result.summary is None:
+        result.summary = write_summary(plan, gate_failing_allowed=gate_failing_allowed,
+                                       stopped_at_gate=result.stopped_at_gate, current=result.current,
+                                       stopped=result.stopped)
     order = {st.name: i for i, st in enumerate(plan.stages)}
     result.stages.sort(key=lambda row: order[row[0]])
     write_json_atomic(plan.root / "run.json", {
@@ -269,7 +274,67 @@ def _finish(plan: Plan, result: RunResult, allow_failing_gate: bool, say) -> Non
                    for n, s, t in result.stages],
         "stopped_at_gate": result.stopped_at_gate, "stopped_at": (result.stopped or {}).get("stage"),
         "note": "this run only; every other file of the release is the same whichever run made it",
-        RUN_STAMPS: result.file_stamps})
+        RUN_STAMPS: result.file_stamps,
+        SUMMARY_OF: {"key": key, "files": {name: file_stamp(plan.root / name) for name in SUMMARY_FILES}}})
+
+
+#: the key of ``run.json`` that says what the summary files were written from, and their stat stamps
+SUMMARY_OF = "summary_of"
+SUMMARY_FILES = ("release.json", "report.html")
+
+
+def summary_key(plan: Plan, result: RunResult, gate_failing_allowed: bool) -> str:
+    """The sha256 of everything :func:`.summary.build_summary` reads: the recipe and the plan's variants, the
+    run's verdict, the bytes of the record of every stage the summary reads (each names its output's digest,
+    and the dataset stage the digests of the variant folders), and what ``superseded/`` holds. The same key
+    means the same ``release.json`` and ``report.html`` (the tool's version is in it, as in every record)."""
+    import hashlib
+
+    from schemas.io import dumps_json
+
+    from .superseded import superseded
+
+    records = {}
+    for st in plan.stages:
+        if st.name in result.current:
+            try:
+                records[st.name] = hashlib.sha256((plan.root / "stages" / st.name / STAGE_JSON).read_bytes()).hexdigest()
+            except OSError:
+                records[st.name] = None
+    state = {"tool": tool_info(), "recipe": repr(plan.recipe), "root": str(plan.root), "kind": plan.kind,
+             "variants": sorted(repr(v) for v in plan.variants.values()), "not_run": plan.not_run,
+             "stages": [(st.name, str(st.output)) for st in plan.stages], "records": records,
+             "gate_failing_allowed": gate_failing_allowed, "stopped_at_gate": result.stopped_at_gate,
+             "stopped": result.stopped, "superseded": superseded(plan.root)}
+    return hashlib.sha256(dumps_json(state).encode("utf-8")).hexdigest()
+
+
+def file_stamp(path: Path) -> list[int] | None:
+    """``[size, mtime_ns, inode]`` of a file, None when it is missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _summary_if_current(root: Path, key: str) -> dict | None:
+    """The summary in ``release.json`` when the last run wrote it and ``report.html`` from what this run
+    would write them from (the same :func:`summary_key`) and neither file changed since (their stat stamps,
+    as :mod:`.stages` checks a file); else None, and the caller writes both again. A rerun with nothing
+    changed then reads the stage records and writes only ``run.json``."""
+    import json
+
+    try:
+        last = json.loads((root / "run.json").read_text(encoding="utf-8")).get(SUMMARY_OF)
+        if (not isinstance(last, dict) or last.get("key") != key
+                or any(last.get("files", {}).get(name) != file_stamp(root / name) or file_stamp(root / name) is None
+                       for name in SUMMARY_FILES)):
+            return None
+        summary = json.loads((root / "release.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return summary if isinstance(summary, dict) else None
 
 
 def set_aside(plan: Plan, result: RunResult, say) -> None:

@@ -164,3 +164,63 @@ def test_a_run_json_without_stamps_gives_none_and_every_file_is_hashed_again(tmp
     (tmp_path / "run.json").write_text(text, encoding="utf-8")
     assert release_stages.last_stamps(tmp_path / "run.json") == {}
     assert release_stages.last_stamps(tmp_path / "missing.json") == {}
+
+
+def test_a_rerun_with_nothing_changed_keeps_the_summary_files_and_writes_only_run_json(release, monkeypatch):
+    from builder.release import summary as release_summary
+
+    _, out, run = release
+    run()
+    files = {name: (out / name).stat() for name in ("release.json", "report.html")}
+    built = []
+    monkeypatch.setattr(release_summary, "build_summary",
+                        lambda *a, real=release_summary.build_summary, **k: built.append(1) or real(*a, **k))
+    log, _ = run()
+    assert set(_status(log).values()) == {"skipped"} and built == []
+    for name, st in files.items():  # neither file was written again
+        assert ((out / name).stat().st_ino, (out / name).stat().st_mtime_ns) == (st.st_ino, st.st_mtime_ns), name
+
+
+@pytest.mark.parametrize("change", ["edit release.json", "delete report.html", "run.json without the key",
+                                    "another key"])
+def test_a_summary_file_changed_since_or_another_summary_key_writes_both_again(release, change):
+    _, out, run = release
+    run()
+    want = {name: (out / name).read_bytes() for name in ("release.json", "report.html")}
+    if change == "edit release.json":
+        (out / "release.json").write_text("{}\n", encoding="utf-8")
+    elif change == "delete report.html":
+        (out / "report.html").unlink()
+    else:
+        log = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        if change == "another key":
+            log["summary_of"]["key"] = "0" * 64
+        else:
+            del log["summary_of"]
+        (out / "run.json").write_text(json.dumps(log), encoding="utf-8")
+    log, _ = run()
+    assert set(_status(log).values()) == {"skipped"}
+    assert {name: (out / name).read_bytes() for name in want} == want
+
+
+def test_the_summary_key_changes_with_a_stage_record_the_verdict_and_what_was_set_aside(release):
+    from builder.release.pipeline import RunResult, summary_key
+    from builder.release.plan import make_plan
+    from builder.release.recipe import load_release_recipe
+
+    _, out, run = release
+    run()
+    plan = make_plan(load_release_recipe(out.parent / "recipe.yaml"), out, jobs=1, quiet=True)
+    result = RunResult(stages=[(st.name, "skipped", 0.0) for st in plan.stages])
+    key = summary_key(plan, result, False)
+    assert summary_key(plan, result, False) == key
+    assert summary_key(plan, result, True) != key
+    assert summary_key(plan, RunResult(stages=result.stages[:-1]), False) != key
+    assert summary_key(plan, RunResult(stages=result.stages, stopped={"stage": "export", "error": "x"}), False) != key
+    record = out / "stages" / "licenses" / "stage.json"
+    record.write_bytes(record.read_bytes() + b" ")
+    assert summary_key(plan, result, False) != key
+    record.write_bytes(record.read_bytes()[:-1])
+    assert summary_key(plan, result, False) == key
+    (out / "superseded" / "qc").mkdir(parents=True)
+    assert summary_key(plan, result, False) != key
