@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from oracles import stats
 
 from qc import (bow_probe, contamination, duplicates, empty_fields, length_bias, pivot_consistency, script_consistency,
                 sliding_window)

@@ -14,7 +14,7 @@ import math
 
 import pandas as pd
 import pytest
-from scipy import stats
+from oracles import stats
 from oracles import proportion_confint
 
 from qc import answer_balance, label_distribution, leakage

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
+from oracles import stats
 
 from qc import overlap
 from qc.overlap import FEATURES, option_features, sliding_window_choice, sliding_window_scores

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from oracles import stats
 from oracles import effectsize_smd
 
 from qc import overlap_ttest as O

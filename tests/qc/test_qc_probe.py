@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from oracles import stats
 from oracles import CountVectorizer, GroupKFold, LogisticRegression
 
 from qc.bow_probe import probe_accuracy

@@ -17,7 +17,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from oracles import stats
 
 from qc import overlap_ttest as O
 from qc.bow_probe import probe_accuracy

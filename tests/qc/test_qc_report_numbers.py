@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from oracles import stats
 from oracles import effectsize_smd
 from oracles import multipletests
 from oracles import proportion_confint

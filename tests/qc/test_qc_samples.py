@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from scipy import stats
+from oracles import stats
 
 from builder.cli.main import cli
 from schemas.dataset import load_dataset_dir

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.stats import median_abs_deviation
+from oracles import median_abs_deviation
 
 from schemas.io import read_sib_tsv
 from builder.variants.align import locate_misalignment
