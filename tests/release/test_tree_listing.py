@@ -1,4 +1,4 @@
-"""A stage's digest lists its folder's files with ``os.walk`` (``stages._visible_files``); the list, and so
+"""A stage's digest lists its folder's files with ``os.scandir`` (``stages._visible_files``); the list, and so
 every digest a release has recorded, must be what the ``Path.rglob`` listing it replaced gives: the same
 files (hidden names and hidden folders left out, a symlinked folder not entered, a broken link not a file)
 in the order ``Path`` objects sort (by parts: ``a/b`` before ``a-c``)."""
