@@ -15,8 +15,9 @@ run's verdict (released, stopped by the gate, stopped by a stage's error),
 written at the end of every run that was not interrupted, from the stages this
 run ran or found up to date only, after the outputs it does not stand behind
 were moved aside (kept as they are when the last run wrote them from the same
-records and verdict and neither file changed since: :func:`summary_key`). An interrupted run (exit 130, 143) leaves the last finished
-run's summary, which still agrees with the folder's ``export/``.
+records and verdict and neither file changed since: :func:`summary_key`). An
+interrupted run (exit 130, 143) leaves the last finished run's summary, which
+still agrees with the folder's ``export/``.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, 
 from builder.tasks.base import echo
 
 from .plan import Plan
-from .stages import RUN_STAMPS, STAGE_JSON, Recorder, last_stamps, within
+from .stages import RUN_STAMPS, STAGE_JSON, Recorder, last_run, last_stamps, stamp_or_none, within
 from .superseded import (GATE_FAILED, NOT_PLANNED, check_same_release, mark_release, recover_superseded,
                          stopped_reason, supersede)
 
@@ -63,6 +64,7 @@ class RunResult:
     summary: dict | None = None
     stopped: dict | None = None   # {"stage", "error"}: the stage whose task failed, and its one-line error
     file_stamps: dict = field(default_factory=dict)   # Recorder.stamps(): for the next run's skip checks
+    last_summary: object = None   # the last run's run.json SUMMARY_OF: what its summary files were written from
 
     @property
     def current(self) -> set[str]:
@@ -237,8 +239,9 @@ def run_release(plan: Plan, *, from_stage: str | None = None, allow_failing_gate
         prepare_root(plan.root, plan)
         recover_release(plan)
         # the last run's stat stamps: a file whose stamp is unchanged keeps its digest (stages.Digests)
-        recorder = Recorder(plan.root, plan.recipe_dir, tool_info(), stamps=last_stamps(plan.root / "run.json"))
-        result = RunResult()
+        last = last_run(plan.root / "run.json")
+        recorder = Recorder(plan.root, plan.recipe_dir, tool_info(), stamps=last_stamps(last))
+        result = RunResult(last_summary=last.get(SUMMARY_OF))
         try:
             with sha256_store(recorder.digests.store):  # every stage asks one owner for a file's digest
                 try:
@@ -262,7 +265,7 @@ def _finish(plan: Plan, result: RunResult, allow_failing_gate: bool, say) -> Non
     fault_point("release-set-aside")
     gate_failing_allowed = allow_failing_gate and result.gate_passed is False
     key = summary_key(plan, result, gate_failing_allowed)
-    result.summary = _summary_if_current(plan.root, key)
+    result.summary = _summary_if_current(plan.root, key, result.last_summary)
     if result.summary is None:
         result.summary = write_summary(plan, gate_failing_allowed=gate_failing_allowed,
                                        stopped_at_gate=result.stopped_at_gate, current=result.current,
@@ -275,7 +278,7 @@ def _finish(plan: Plan, result: RunResult, allow_failing_gate: bool, say) -> Non
         "stopped_at_gate": result.stopped_at_gate, "stopped_at": (result.stopped or {}).get("stage"),
         "note": "this run only; every other file of the release is the same whichever run made it",
         RUN_STAMPS: result.file_stamps,
-        SUMMARY_OF: {"key": key, "files": {name: file_stamp(plan.root / name) for name in SUMMARY_FILES}}})
+        SUMMARY_OF: {"key": key, "files": {name: stamp_or_none(plan.root / name) for name in SUMMARY_FILES}}})
 
 
 #: the key of ``run.json`` that says what the summary files were written from, and their stat stamps
@@ -309,30 +312,23 @@ def summary_key(plan: Plan, result: RunResult, gate_failing_allowed: bool) -> st
     return hashlib.sha256(dumps_json(state).encode("utf-8")).hexdigest()
 
 
-def file_stamp(path: Path) -> list[int] | None:
-    """``[size, mtime_ns, inode]`` of a file, None when it is missing."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
-
-
-def _summary_if_current(root: Path, key: str) -> dict | None:
-    """The summary in ``release.json`` when the last run wrote it and ``report.html`` from what this run
-    would write them from (the same :func:`summary_key`) and neither file changed since (their stat stamps,
-    as :mod:`.stages` checks a file); else None, and the caller writes both again. A rerun with nothing
-    changed then reads the stage records and writes only ``run.json``."""
+def _summary_if_current(root: Path, key: str, last) -> dict | None:
+    """The summary in ``release.json`` when the last run (``last``: its ``run.json`` :data:`SUMMARY_OF`)
+    wrote it and ``report.html`` from what this run would write them from (the same :func:`summary_key`) and
+    neither file changed since (their stat stamps, as :mod:`.stages` checks a file); else None, and the
+    caller writes both again. A rerun with nothing changed then reads the stage records and writes only
+    ``run.json``."""
     import json
 
-    try:
-        last = json.loads((root / "run.json").read_text(encoding="utf-8")).get(SUMMARY_OF)
-        if (not isinstance(last, dict) or last.get("key") != key
-                or any(last.get("files", {}).get(name) != file_stamp(root / name) or file_stamp(root / name) is None
-                       for name in SUMMARY_FILES)):
+    if not isinstance(last, dict) or last.get("key") != key or not isinstance(last.get("files"), dict):
+        return None
+    for name in SUMMARY_FILES:
+        now = stamp_or_none(root / name)
+        if now is None or last["files"].get(name) != now:
             return None
+    try:
         summary = json.loads((root / "release.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         return None
     return summary if isinstance(summary, dict) else None
 

@@ -94,6 +94,14 @@ def _stamp(path: Path) -> tuple[int, int, int]:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
+def stamp_or_none(path: Path) -> list[int] | None:
+    """``[size, mtime_ns, inode]`` of a file as ``run.json`` holds it, None when it is missing."""
+    try:
+        return list(_stamp(path))
+    except OSError:
+        return None
+
+
 def _abs(path: Path) -> Path:
     return Path(_abspath(os.fspath(path)))
 
@@ -298,16 +306,22 @@ class Recorder:
         return record
 
 
-def last_stamps(run_json: Path) -> dict:
-    """:data:`RUN_STAMPS` of the last run's ``run.json``; ``{}`` when it is absent or unreadable (every
-    file is then hashed, as on a first run)."""
+def last_run(run_json: Path) -> dict:
+    """The last run's ``run.json``; ``{}`` when it is absent, unreadable or not an object (every file is then
+    hashed and the summary written, as on a first run). Read once per run: the skip checks ask it for
+    :data:`RUN_STAMPS`, the summary for what it was last written from."""
     import json
 
     try:
         data = json.loads(Path(run_json).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    stamps = data.get(RUN_STAMPS) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def last_stamps(last: dict) -> dict:
+    """:data:`RUN_STAMPS` of the last run's ``run.json`` (:func:`last_run`); ``{}`` when it has none."""
+    stamps = last.get(RUN_STAMPS)
     return stamps if isinstance(stamps, dict) else {}
 
 

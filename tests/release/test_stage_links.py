@@ -162,8 +162,8 @@ def test_an_input_made_by_an_earlier_stage_is_recorded_as_that_stages_output(rel
 @pytest.mark.parametrize("text", ["[]", '{"file_stamps": []}', '"stamps"', "{", ""])
 def test_a_run_json_without_stamps_gives_none_and_every_file_is_hashed_again(tmp_path, text):
     (tmp_path / "run.json").write_text(text, encoding="utf-8")
-    assert release_stages.last_stamps(tmp_path / "run.json") == {}
-    assert release_stages.last_stamps(tmp_path / "missing.json") == {}
+    assert release_stages.last_stamps(release_stages.last_run(tmp_path / "run.json")) == {}
+    assert release_stages.last_stamps(release_stages.last_run(tmp_path / "missing.json")) == {}
 
 
 def test_a_rerun_with_nothing_changed_keeps_the_summary_files_and_writes_only_run_json(release, monkeypatch):
