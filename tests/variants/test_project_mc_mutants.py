@@ -11,6 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from builder.variants.checks import CheckConfig
@@ -430,3 +431,180 @@ def test_a_source_of_one_variant_that_is_not_english_is_projected_from(tmp_path,
         write_jsonl_atomic(one / f"{split}.jsonl", rows)
     result = project_mc(tmp_path / "one", _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
     assert result.rows == {"train": 8, "dev": 4}
+
+
+# --- survivors of the whole mutation run at 2041c07 (docs/testing.md, issue 27, sixth pass) --------------------------
+
+
+def test_a_missing_translation_file_is_named_as_one(tmp_path):
+    from schemas.errors import SourceNotFoundError
+
+    with pytest.raises(SourceNotFoundError) as err:
+        read_translations(tmp_path / "fra.tsv")
+    assert str(err.value) == f"{tmp_path / 'fra.tsv'}: translation file not found"
+
+
+def test_a_folder_given_as_the_translation_file_is_refused_as_the_wrong_kind(tmp_path):
+    from schemas.io import WrongPathKind
+
+    (tmp_path / "fra.tsv").mkdir()
+    with pytest.raises(WrongPathKind) as err:
+        read_translations(tmp_path / "fra.tsv")
+    assert str(err.value) == f"{tmp_path / 'fra.tsv'}: expected a translation file, found a folder"
+
+
+def _one_row(tmp_path, column: str, value: str) -> Path:
+    row = {"question_id": "q1", **{c: "texte" for c in TRANSLATED_COLUMNS}}
+    row[column] = value
+    path = tmp_path / "fra.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_refusal_of_a_control_character_says_what_the_field_allows(tmp_path):
+    path = _one_row(tmp_path, "question_id", "q\x1b1")
+    with pytest.raises(SchemaError) as err:
+        read_translations(path)
+    assert str(err.value) == (f"{path}, line 1, field question_id: a question id allows no control character, "
+                              "found a control character (U+001B) at character 2")
+    path = _one_row(tmp_path, "answer3", "te\x1bxte")
+    with pytest.raises(SchemaError) as err:
+        read_translations(path)
+    assert str(err.value) == (f"{path}, line 1, field answer3: a translation allows no control character but tab "
+                              "and newline, found a control character (U+001B) at character 3")
+
+
+@pytest.mark.parametrize("column", TRANSLATED_COLUMNS)
+def test_a_tab_or_a_newline_inside_a_translation_is_kept(tmp_path, column):
+    path = _one_row(tmp_path, column, "une ligne\tpuis\nune autre")
+    assert read_translations(path)[0][1][column] == "une ligne\tpuis\nune autre"
+
+
+def test_a_tab_in_a_question_id_is_refused(tmp_path):
+    with pytest.raises(SchemaError, match="field question_id: a question id allows no control character"):
+        read_translations(_one_row(tmp_path, "question_id", "q\t1"))
+
+
+def test_a_foreign_folder_at_the_target_is_refused_and_kept(source, tmp_path):
+    from schemas.errors import UsageError
+
+    target = tmp_path / "out" / "fra_Latn"
+    target.mkdir(parents=True)
+    (target / "notes.txt").write_text("mine\n", encoding="utf-8")
+    with pytest.raises(UsageError) as err:
+        project_mc(source, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
+    assert str(err.value) == (f"{target}: a non-empty folder without variant.json: it is not an earlier variant "
+                              "output, and the output folder is replaced as a whole, so choose a new or empty folder")
+    assert [p.name for p in target.iterdir()] == ["notes.txt"]
+
+
+def test_an_unmarked_earlier_variant_folder_is_replaced_and_the_new_one_is_marked(source, tmp_path):
+    from schemas.runtime.outputs import MARKER
+
+    target = tmp_path / "out" / "fra_Latn"
+    target.mkdir(parents=True)
+    (target / "variant.json").write_text("{}\n", encoding="utf-8")  # an output of a version before the marker
+    (target / "old.jsonl").write_text("{}\n", encoding="utf-8")
+    project_mc(source, _translations(source, tmp_path / "fra.tsv"), "fra_Latn", tmp_path / "out")
+    assert sorted(p.name for p in target.iterdir()) == sorted([MARKER, "dev.jsonl", "train.jsonl", "variant.json"])
+    assert json.loads((target / MARKER).read_text(encoding="utf-8")) == {"command": "variant"}
+
+
+def _three_items(tmp_path):
+    """A one-split source of three items and their translations, the third far longer than its source."""
+    rows = [_english("train", pid, qid, n) for n, (pid, qid) in enumerate((("p1", "q1"), ("p2", "q2"), ("p3", "q3")))]
+    trans = [_french(r) for r in rows]
+    trans[2]["passage"] = " ".join([trans[2]["passage"]] * 30)
+    return _train_only(tmp_path, rows), rows, trans
+
+
+def _length_z(rows, trans) -> np.ndarray:
+    """The robust z of each item's length ratio, computed as the projection does (an independent reading)."""
+    from schemas.textstats import log_ratio, robust_z
+
+    return robust_z([log_ratio(t["passage"] + t["question"], r["passage"] + r["question"]) for r, t in zip(rows, trans)])
+
+
+def test_with_exactly_three_items_a_far_longer_translation_is_a_length_outlier(tmp_path):
+    folder, rows, trans = _three_items(tmp_path)
+    result = project_mc(folder, _translations(folder, tmp_path / "fra.tsv", trans), "fra_Latn", tmp_path / "out",
+                        config=LENIENT)
+    z = round(float(_length_z(rows, trans)[2]), 2)
+    assert z > 3.5
+    assert result.checks.results["length_outliers"].items == [{"id": "q3", "z": z}]  # two digits, a float
+    assert isinstance(result.checks.results["length_outliers"].items[0]["z"], float)
+
+
+def test_a_z_equal_to_the_threshold_is_no_outlier(tmp_path):
+    folder, rows, trans = _three_items(tmp_path)
+    z = float(_length_z(rows, trans)[2])
+    config = CheckConfig(max_odd_share=1.0, length_z=abs(z))
+    result = project_mc(folder, _translations(folder, tmp_path / "fra.tsv", trans), "fra_Latn", tmp_path / "out",
+                        config=config)
+    assert result.checks.counts()["length_outliers"] == 0
+
+
+def test_with_two_items_no_length_is_an_outlier_even_under_a_low_threshold(tmp_path):
+    rows = [_english("train", pid, qid, n) for n, (pid, qid) in enumerate((("p1", "q1"), ("p2", "q2")))]
+    folder = _train_only(tmp_path, rows)
+    trans = [_french(r) for r in rows]
+    trans[0]["passage"] = " ".join([trans[0]["passage"]] * 30)
+    assert abs(_length_z(rows, trans)).max() > 0.5  # two values' robust z are +/-0.6745
+    result = project_mc(folder, _translations(folder, tmp_path / "fra.tsv", trans), "fra_Latn", tmp_path / "out",
+                        config=CheckConfig(max_odd_share=1.0, length_z=0.5))
+    assert result.checks.counts()["length_outliers"] == 0
+
+
+def _latin_share(rows) -> float:
+    from schemas.scripts import count_letters
+
+    counts = [count_letters(" ".join(r[c] for c in TRANSLATED_COLUMNS), "Latn") for r in rows]
+    return sum(s for _, s in counts) / sum(t for t, _ in counts)
+
+
+def test_a_file_share_under_the_minimum_is_reported_with_the_file_and_its_share_to_four_digits(source, tmp_path):
+    rows = _all_french(source)
+    rows[4] = {**rows[4], **CYRILLIC}
+    share = _latin_share(rows)
+    assert 0.8 < share < 0.99 and round(share, 4) != round(share, 5)
+    config = CheckConfig(severity={**CheckConfig().severity, "script_file": "warning"}, max_odd_share=1.0,
+                         script_file_min_share=0.99)
+    path = _translations(source, tmp_path / "fra.tsv", rows)
+    result = project_mc(source, path, "fra_Latn", tmp_path / "out", config=config)
+    assert result.checks.results["script_file"].items == [{"file": str(path), "share": round(share, 4)}]
+
+
+def test_a_file_share_equal_to_the_minimum_passes(source, tmp_path):
+    rows = _all_french(source)
+    rows[4] = {**rows[4], **CYRILLIC}
+    config = CheckConfig(max_odd_share=1.0, script_file_min_share=_latin_share(rows))
+    result = project_mc(source, _translations(source, tmp_path / "fra.tsv", rows), "fra_Latn", tmp_path / "out",
+                        config=config)
+    assert result.checks.counts()["script_file"] == 0
+
+
+def test_a_translation_without_letters_passes_the_script_check(source, tmp_path):
+    rows = [{**r, "passage": f"{r['passage_id'][1:]} 000", "question": f"{r['question_id'][1:]}?",
+             **{f"answer{k}": f"{k}.{r['question_id'][1:]}" for k in range(1, 5)}} for r in _all_french(source)]
+    result = project_mc(source, _translations(source, tmp_path / "fra.tsv", rows), "fra_Latn", tmp_path / "out",
+                        config=CheckConfig(max_odd_share=1.0, length_z=1e9))
+    assert result.checks.counts()["script_file"] == 0 and result.checks.counts()["script_lines"] == 0
+
+
+def test_a_line_with_exactly_half_its_letters_in_the_script_is_not_odd(source, tmp_path):
+    from schemas.scripts import count_letters
+
+    def with_cyrillic(row: dict, letters: int) -> dict:
+        """``row`` with its question and options in Cyrillic, ``letters`` letters in all (the passage stays Latin)."""
+        options = ["а", "б", "в", "г"]  # distinct: no duplicate options
+        return {**row, "question": "д" * (letters - 4), **{f"answer{k}": o for k, o in enumerate(options, 1)}}
+
+    latin, _ = count_letters(_all_french(source)[4]["passage"], "Latn")
+    config = CheckConfig(max_odd_share=1.0, length_z=1e9)  # only the script of the line is looked at
+    rows = _all_french(source)
+    rows[4] = with_cyrillic(rows[4], latin)  # as many Cyrillic letters as Latin: a share of exactly 0.5
+    assert count_letters(" ".join(rows[4][c] for c in TRANSLATED_COLUMNS), "Latn") == (2 * latin, latin)
+    assert "script_lines" not in _warned(source, rows, tmp_path, config)
+    rows[4] = with_cyrillic(rows[4], latin + 1)  # one more: under 0.5
+    (tmp_path / "again").mkdir()
+    assert _warned(source, rows, tmp_path / "again", config) == {"script_lines": [6]}
