@@ -1,4 +1,4 @@
-"""What a whole ``mutmut run`` will cost, from the stats mutmut measured, before it runs the mutants.
+"""A whole ``mutmut run``: what it will cost, where it stands, and its survivors rechecked in a fresh process.
 
 mutmut 3 links each mutant to every test that called its function during its stats run and, for each
 mutant, runs those tests fastest first until one fails (``-x``). A killed mutant costs its first failing
@@ -8,10 +8,23 @@ linked to most mutants can be seen before hours are spent on it.
 
 Run it in the folder that holds ``mutants/`` once mutmut has printed "Running clean tests"::
 
-    python benchmarks/mutation_cost.py [--exclude REGEX] [--top 25]
+    python benchmarks/mutation.py cost [--exclude REGEX] [--top 25]
+    python benchmarks/mutation.py verdicts
+    python benchmarks/mutation.py recheck [PATTERN]
 
-``--exclude`` drops the tests whose node id matches, as a ``-k`` expression in ``[tool.mutmut]`` would,
-and reports how many mutants would be left with no test.
+``cost --exclude`` drops the tests whose node id matches, as a ``-k`` expression in ``[tool.mutmut]``
+would, and reports how many mutants would be left with no test.
+
+``verdicts`` prints mutmut's verdicts so far per mutated module as a Markdown table (run, killed,
+survived, timeouts, no test, not yet checked, and the wall seconds mutmut recorded for them), the table
+docs/testing.md gives for a whole run.
+
+``recheck`` runs each surviving mutant (those whose name matches the ``fnmatch`` pattern) against its
+linked tests again, in a fresh pytest process instead of a process forked from mutmut's. mutmut forks
+every mutant from a process that has run the whole selection, so a value cached there (a
+``functools.cache``, a module-level table) is inherited and the mutated code that would compute it again
+never runs; a survivor this kills was killed by the tests all along. It prints ``killed`` or
+``survived`` per mutant, with the first failing test.
 """
 from __future__ import annotations
 
@@ -19,6 +32,7 @@ import argparse
 import json
 import re
 from collections import Counter
+from fnmatch import fnmatch
 from pathlib import Path
 from statistics import median
 
@@ -36,12 +50,96 @@ def function_of(mutant: str) -> str:
     return mutant.rsplit("__mutmut_", 1)[0]
 
 
+def verdicts(root: Path) -> list[dict]:
+    """Per mutated module: mutmut's verdict counts and the wall seconds its checked mutants took."""
+    from mutmut.stats import status_by_exit_code  # the exit code -> verdict table mutmut itself reports with
+
+    rows = []
+    for meta in sorted(root.rglob("*.py.meta")):
+        data = json.loads(meta.read_text("utf-8"))
+        count = Counter(status_by_exit_code[code] for code in data["exit_code_by_key"].values())
+        run = sum(n for verdict, n in count.items() if verdict not in ("not checked", "no tests"))
+        rows.append({
+            "module": meta.relative_to(root).as_posix().removesuffix(".meta"),
+            "mutants": sum(count.values()), "run": run, "killed": count["killed"],
+            "survived": count["survived"], "timeout": count["timeout"], "no tests": count["no tests"],
+            "not checked": count["not checked"], "other": run - count["killed"] - count["survived"] - count["timeout"],
+            "seconds": sum(data.get("durations_by_key", {}).values()),
+        })
+    return rows
+
+
+def print_verdicts(rows: list[dict]) -> None:
+    cols = ["mutants", "run", "killed", "survived", "timeout", "other", "no tests", "not checked"]
+    print("| module | " + " | ".join(cols) + " | killed of run | wall s |")
+    print("| --- | " + " | ".join("---:" for _ in cols) + " | ---: | ---: |")
+    total = Counter()
+    for row in rows + [None]:
+        if row is None:
+            row = {"module": "**all**", **total}
+        else:
+            total.update({k: row[k] for k in cols + ["seconds"]})
+        share = f"{row['killed'] / row['run']:.1%}" if row["run"] else "-"
+        print(f"| {row['module']} | " + " | ".join(f"{row[k]:,}" for k in cols)
+              + f" | {share} | {row['seconds']:,.0f} |")
+
+
+def survivors(root: Path, pattern: str = "*") -> list[str]:
+    names = []
+    for meta in sorted(root.rglob("*.py.meta")):
+        for name, code in json.loads(meta.read_text("utf-8"))["exit_code_by_key"].items():
+            if code == 0 and fnmatch(name, pattern):
+                names.append(name)
+    return names
+
+
+def recheck(root: Path, pattern: str, timeout: float) -> int:
+    """Each survivor against its linked tests in a fresh pytest process, with mutmut's own pytest options."""
+    import os
+    import subprocess
+    import sys
+    import tomllib
+
+    cfg = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["mutmut"]
+    stats = json.loads((root / "mutmut-stats.json").read_text("utf-8"))
+    duration = stats["duration_by_test"]
+    killed = 0
+    names = survivors(root, pattern)
+    for name in names:
+        tests = sorted(stats["tests_by_mangled_function_name"].get(function_of(name), []), key=duration.get)
+        cmd = [sys.executable, "-m", "pytest", "--rootdir=.", "-x", "-q", "--tb=line",
+               *cfg.get("pytest_add_cli_args", []), *tests]
+        env = dict(os.environ, MUTANT_UNDER_TEST=name)
+        try:
+            proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+            failed = [line for line in proc.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+            verdict = "killed" if proc.returncode not in (0, 5) else "survived"
+            detail = failed[0] if failed else f"{len(tests)} tests passed"
+        except subprocess.TimeoutExpired:
+            verdict, detail = "timeout", f"over {timeout:.0f} s"
+        killed += verdict != "survived"
+        print(f"{verdict}\t{name}\t{detail}", flush=True)
+    print(f"{killed} of {len(names)} survivors killed in a fresh process")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mutants", type=Path, default=Path("mutants"), help="mutmut's folder (default: mutants)")
-    ap.add_argument("--exclude", default=None, help="drop the tests whose node id matches this regular expression")
-    ap.add_argument("--top", type=int, default=25, help="list this many of the costliest tests")
+    sub = ap.add_subparsers(dest="command", required=True)
+    cost = sub.add_parser("cost", help="the linked test time per mutant, from mutmut's stats")
+    cost.add_argument("--exclude", default=None, help="drop the tests whose node id matches this regular expression")
+    cost.add_argument("--top", type=int, default=25, help="list this many of the costliest tests")
+    sub.add_parser("verdicts", help="mutmut's verdicts so far, per module")
+    again = sub.add_parser("recheck", help="the survivors against their linked tests in a fresh process")
+    again.add_argument("pattern", nargs="?", default="*", help="fnmatch pattern over mutant names (default: all)")
+    again.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant (default: 600)")
     args = ap.parse_args(argv)
+    if args.command == "verdicts":
+        print_verdicts(verdicts(args.mutants))
+        return 0
+    if args.command == "recheck":
+        return recheck(args.mutants, args.pattern, args.timeout)
 
     stats = json.loads((args.mutants / "mutmut-stats.json").read_text("utf-8"))
     tests_of, duration = stats["tests_by_mangled_function_name"], stats["duration_by_test"]
