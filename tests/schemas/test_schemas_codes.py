@@ -36,6 +36,9 @@ def _error(code: str, **where) -> str:
 
 
 def test_the_list_holds_the_205_flores200_codes_and_belebele_additions():
+    # called here, not only at import: a mutation run forks each mutant from a process that imported this module
+    assert flores200_codes() == FLORES
+    assert FLORES == tuple(c for c, origin in listed_codes().items() if origin.startswith("FLORES-200"))
     assert len(FLORES) == 205 and len(set(FLORES)) == 205
     assert "nqo_Nkoo" in FLORES and "arb_Latn" in FLORES and "sat_Olck" in FLORES and "ajp_Arab" in FLORES
     additions = {c for c, origin in listed_codes().items() if not origin.startswith("FLORES-200")}
