@@ -44,6 +44,8 @@ SKIPPED = {
     ("docs/scale.md", "python benchmarks/qc.py --runs 3 --jobs 2 --variants 205", "benchmarks at full scale: many minutes of CPU"),
     ("docs/testing.md", "pip install -e '.[test,lmeval]'", "installs packages, runs the whole suite and a mutation run of hours"),
     ("docs/testing.md", "mutmut run --max-children 1", "a mutation run: hours"),
+    ("docs/testing.md", "mkdir /tmp/mutrun && git archive 2041c07 | tar -xf - -C /tmp/mutrun && cd /tmp/mutrun",
+     "a mutation run: many hours, resumed session after session"),
     ("docs/testing.md", 'cd mutants && MUTANT_UNDER_TEST="<mutant name>" python -m pytest -x -q -p no:cacheprovider \\',
      "needs a mutmut run's mutants/ folder"),
     ("docs/testing.md", "mkdir /tmp/mut && tar --exclude=./.git --exclude=./mutants --exclude=./out -cf - . | tar -xf - -C /tmp/mut",
