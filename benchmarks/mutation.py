@@ -37,17 +37,22 @@ from pathlib import Path
 from statistics import median
 
 
+def metas(root: Path):
+    """``(module, meta)`` for every mutated module: the ``.meta`` file mutmut writes beside it, read."""
+    for path in sorted(root.rglob("*.py.meta")):
+        yield path.relative_to(root).as_posix().removesuffix(".meta"), json.loads(path.read_text("utf-8"))
+
+
 def mutant_names(root: Path) -> list[str]:
-    """Every mutant's name, from the ``.meta`` files mutmut writes beside each mutated module."""
-    names: list[str] = []
-    for meta in sorted(root.rglob("*.meta")):
-        names += json.loads(meta.read_text("utf-8"))["exit_code_by_key"]
-    return names
+    """Every mutant's name."""
+    return [name for _, meta in metas(root) for name in meta["exit_code_by_key"]]
 
 
 def function_of(mutant: str) -> str:
-    """The mangled function name a mutant belongs to (``x_f__mutmut_12`` -> ``x_f``), as mutmut keys its stats."""
-    return mutant.rsplit("__mutmut_", 1)[0]
+    """The key of a mutant's function in mutmut's stats (``x_f__mutmut_12`` -> ``x_f``), looked up as mutmut does."""
+    from mutmut.utils.format_utils import mangled_name_from_mutant_name
+
+    return mangled_name_from_mutant_name(mutant.replace("__init__.", ""))
 
 
 def verdicts(root: Path) -> list[dict]:
@@ -55,12 +60,11 @@ def verdicts(root: Path) -> list[dict]:
     from mutmut.stats import status_by_exit_code  # the exit code -> verdict table mutmut itself reports with
 
     rows = []
-    for meta in sorted(root.rglob("*.py.meta")):
-        data = json.loads(meta.read_text("utf-8"))
+    for module, data in metas(root):
         count = Counter(status_by_exit_code[code] for code in data["exit_code_by_key"].values())
         run = sum(n for verdict, n in count.items() if verdict not in ("not checked", "no tests"))
         rows.append({
-            "module": meta.relative_to(root).as_posix().removesuffix(".meta"),
+            "module": module,
             "mutants": sum(count.values()), "run": run, "killed": count["killed"],
             "survived": count["survived"], "timeout": count["timeout"], "no tests": count["no tests"],
             "not checked": count["not checked"], "other": run - count["killed"] - count["survived"] - count["timeout"],
@@ -85,12 +89,9 @@ def print_verdicts(rows: list[dict]) -> None:
 
 
 def survivors(root: Path, pattern: str = "*") -> list[str]:
-    names = []
-    for meta in sorted(root.rglob("*.py.meta")):
-        for name, code in json.loads(meta.read_text("utf-8"))["exit_code_by_key"].items():
-            if code == 0 and fnmatch(name, pattern):
-                names.append(name)
-    return names
+    """The surviving mutants (mutmut's exit code 0) whose name matches ``pattern``."""
+    return [name for _, meta in metas(root) for name, code in meta["exit_code_by_key"].items()
+            if code == 0 and fnmatch(name, pattern)]
 
 
 def recheck(root: Path, pattern: str, timeout: float) -> int:
@@ -107,6 +108,9 @@ def recheck(root: Path, pattern: str, timeout: float) -> int:
     names = survivors(root, pattern)
     for name in names:
         tests = sorted(stats["tests_by_mangled_function_name"].get(function_of(name), []), key=duration.get)
+        if not tests:  # pytest given no test id would run the whole selection
+            print(f"no tests\t{name}\tno linked test", flush=True)
+            continue
         cmd = [sys.executable, "-m", "pytest", "--rootdir=.", "-x", "-q", "--tb=line",
                *cfg.get("pytest_add_cli_args", []), *tests]
         env = dict(os.environ, MUTANT_UNDER_TEST=name)
@@ -135,6 +139,9 @@ def main(argv=None) -> int:
     again.add_argument("pattern", nargs="?", default="*", help="fnmatch pattern over mutant names (default: all)")
     again.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant (default: 600)")
     args = ap.parse_args(argv)
+    if not (args.mutants / "mutmut-stats.json").is_file():
+        ap.error(f"{args.mutants}: no mutmut-stats.json; run this where mutmut's mutants/ folder is, "
+                 "once mutmut has printed 'Running clean tests'")
     if args.command == "verdicts":
         print_verdicts(verdicts(args.mutants))
         return 0
