@@ -348,12 +348,18 @@ def test_a_missing_column_is_named_with_its_line(tmp_path):
                               "question, answer1-answer4")
 
 
-@pytest.mark.parametrize("column", ["question_id", *TRANSLATED_COLUMNS])
-def test_an_escape_sequence_in_any_column_is_refused_naming_it(tmp_path, column):
+def _one_row(tmp_path, column: str, value: str) -> Path:
+    """A one-line JSONL translation whose ``column`` holds ``value``."""
     row = {"question_id": "q1", **{c: "texte" for c in TRANSLATED_COLUMNS}}
-    row[column] = "te\x1b[31mxte"
+    row[column] = value
     path = tmp_path / "fra.jsonl"
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("column", ["question_id", *TRANSLATED_COLUMNS])
+def test_an_escape_sequence_in_any_column_is_refused_naming_it(tmp_path, column):
+    path = _one_row(tmp_path, column, "te\x1b[31mxte")
     with pytest.raises(SchemaError) as err:
         read_translations(path)
     assert f"{path}, line 1" in str(err.value) and column in str(err.value)
@@ -451,14 +457,6 @@ def test_a_folder_given_as_the_translation_file_is_refused_as_the_wrong_kind(tmp
     with pytest.raises(WrongPathKind) as err:
         read_translations(tmp_path / "fra.tsv")
     assert str(err.value) == f"{tmp_path / 'fra.tsv'}: expected a translation file, found a folder"
-
-
-def _one_row(tmp_path, column: str, value: str) -> Path:
-    row = {"question_id": "q1", **{c: "texte" for c in TRANSLATED_COLUMNS}}
-    row[column] = value
-    path = tmp_path / "fra.jsonl"
-    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    return path
 
 
 def test_the_refusal_of_a_control_character_says_what_the_field_allows(tmp_path):
