@@ -53,6 +53,17 @@ def data_dir() -> Path:
     return DATA
 
 
+def pytest_ignore_collect(collection_path, config):
+    """conftest.py files are plugins, not test modules: --doctest-modules (addopts) would collect each as one.
+    pytest 9 imports such a file under the module name ``conftest``, so with two folders given together
+    (``pytest tests/readers tests/qc``, as mutmut's test selection does) the second folder's conftest.py
+    stopped collection with "import file mismatch" against the first one's, which pytest had already loaded
+    as a plugin. None of them holds a doctest."""
+    if collection_path.name == "conftest.py":
+        return True
+    return None
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="Rewrite golden files in tests/golden/ from the current output.")
