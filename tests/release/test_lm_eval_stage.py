@@ -82,3 +82,30 @@ def test_a_model_run_that_fails_leaves_no_output(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="^the model could not be loaded$"):
         action(tmp_path / "out")
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no output, no staging folder left
+
+
+def test_the_stage_hands_on_where_to_run_and_whose_notes(tmp_path, monkeypatch):
+    """A release fanned out over a Ray cluster exports its tasks there too (the recipe's backend and address,
+    not the defaults); the export's own lines stay quiet and the model run reports to the release's notes."""
+    from builder.tasks.base import QUIET
+
+    calls = {}
+
+    def fake_export(options, report):
+        calls["export"] = (options, report)
+        options.out.mkdir(parents=True)
+
+    def fake_lm(options, report):
+        calls["lm_report"] = report
+        options.out.mkdir()
+        return LmResult(lines=[], model="m", summary=[], lm_acc={})
+
+    monkeypatch.setattr(export, "run_export", fake_export)
+    monkeypatch.setattr(evaluate, "run_lm", fake_lm)
+    notes = Notes()
+    steps.lm_eval(tmp_path / "d", LmSettings(model=Path("m")), {"license": None, "name": None, "pretty_name": None},
+                  {"jobs": 3, "backend": "ray", "address": "ray://head:10001"}, notes)(tmp_path / "out")
+    options, report = calls["export"]
+    assert (options.jobs, options.backend, options.address) == (3, "ray", "ray://head:10001")
+    assert report is QUIET
+    assert calls["lm_report"] is notes
