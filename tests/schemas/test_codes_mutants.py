@@ -8,3 +8,19 @@ from schemas.codes import nearest_codes
 def test_a_language_name_in_any_case_suggests_its_code():
     assert nearest_codes("Hindi") == ["hin_Deva"] == nearest_codes("HINDI")
     assert nearest_codes("Hin") == ["hin_Deva", "hin_Latn"]
+
+
+def test_suggestions_are_the_n_nearest_in_order():
+    """The whole list, not only its first entry: how many close matches each step asks difflib for (the
+    caller's ``n``, not difflib's default of 3), the case-folded step for a code in capitals, and the ISO
+    15924 look-alikes of a script written backwards. Found by the whole mutation run of issue 27, where
+    each of these changed the list past its first entry."""
+    assert nearest_codes("ac_Arab") == ["apc_Arab", "acq_Arab", "acm_Arab", "ace_Arab", "knc_Arab"]
+    assert nearest_codes("ace_latna") == ["ace_Latn", "kac_Latn", "ces_Latn", "ceb_Latn"]
+    assert nearest_codes("ACE_ARABS") == ["ace_Arab", "apc_Arab", "aeb_Arab", "acq_Arab", "acm_Arab"]
+    assert nearest_codes("ckb_barA") == ["ckb_Arab", "ckb_Wara", "ckb_Sara", "ckb_Gara", "ckb_Brai"]
+
+
+def test_an_unknown_language_in_a_known_script_keeps_the_script():
+    # ISO 639-3 look-alikes of "zzz" combined with Armenian itself, not with scripts that look like "Armn"
+    assert nearest_codes("zzz_Armn", 3) == ["hye_Armn", "zzj_Armn", "zza_Armn"]

@@ -1,0 +1,113 @@
+"""The streaming filter runner's bookkeeping, pinned where the whole mutation run of issue 27 found it loose.
+
+``builder.filters.runner`` keeps what the ``source`` steps have seen (:class:`SeenStore`), hands a worker's
+precomputed digests to the first step only (:class:`Chain`), and refuses a passage whose questions are not
+together. The assembly tests go through all of it with well-behaved sources; these add the edges: a lone
+surrogate in a key, the store's bound, a chain with two ``source`` steps, the refusal's wording.
+"""
+from __future__ import annotations
+
+import pytest
+
+from builder.filters import Ledger, StepContext, get_filter
+from builder.filters.base import Filter
+from builder.filters.runner import Chain, SeenStore, StepLedger, _PerPassage, key_digest
+from builder.readers.base import RawMCItem
+from schemas.errors import SourceError
+
+
+def item(question="Why?", options=("a", "b", "c", "d"), passage="Text.", pid="p", qid="q", record="#0"):
+    return RawMCItem("demo", "train", pid, qid, passage, question, list(options), [0], "f.json", record, {})
+
+
+def ctx(ledger=None):
+    return StepContext("demo", "train", "train", 0, ledger if ledger is not None else Ledger())
+
+
+class Key:
+    key = staticmethod(lambda item: item)
+
+
+def test_a_key_with_a_lone_surrogate_is_hashed_not_refused():
+    # JSON may escape half of a surrogate pair ("\ud83d"); Python reads it as a lone surrogate
+    a, b = key_digest(Key(), ("Text \ud83d.", "Why?")), key_digest(Key(), ("Text \ud83e.", "Why?"))
+    assert len(a) == 16 and a != b
+    assert key_digest(Key(), "\ud83d") != key_digest(Key(), "\ud83e")  # a key that is not a tuple
+
+
+def test_a_drop_before_any_step_is_the_readers():
+    ledger = StepLedger()
+    ledger.add("bad record")
+    assert ledger.drops == [(-1, "bad record")]
+
+
+def test_the_store_moves_its_recent_digests_to_the_sorted_arrays_and_keeps_the_texts_exactly(monkeypatch):
+    monkeypatch.setattr(SeenStore, "RECENT", 4)
+    store = SeenStore()  # in memory
+    table = store.table("demo")
+    firsts = {bytes([i]) * 16: f"train f.json #{i} \ud83d" for i in range(1, 6)}
+    for digest, first in firsts.items():
+        assert store.add(table, {digest: first}) == {}
+    assert len(table["recent"]) == 1 and len(table["hi"]) == 4  # four merged, the fifth still recent
+    merged = [first.encode("utf-8", "surrogatepass") for first in list(firsts.values())[:4]]
+    assert store.file.getvalue() == b"".join(len(t).to_bytes(4, "little") + t for t in merged)
+    assert store.add(table, {d: "dev" for d in firsts}) == firsts  # each found, with its first text
+
+
+class SameQuestion(Filter):
+    """A second ``source`` step: a question asked again in the source, whatever its passage."""
+
+    name = "same_question"
+    reasons = ("same_question",)
+    scope = "source"
+    uses_meta = False
+
+    @staticmethod
+    def key(item):
+        return item.question.strip()
+
+    @staticmethod
+    def where(item):
+        return f"{item.split} {item.file} {item.record}"
+
+    def repeated(self, first):
+        return self.name, f"asked before in {first}"
+
+
+def test_precomputed_digests_go_to_the_first_source_step_only():
+    items = [item(record="#0"), item(record="#1"),                      # the same question twice
+             item(passage="Other.", record="#2"),                      # same question, other passage
+             item(question="How?", passage="Other.", record="#3")]
+    first = get_filter("duplicate_question")
+    digests = [key_digest(first, it) for it in items]
+    results = []
+    for given in (None, digests):
+        ledger = Ledger()
+        kept = Chain([get_filter("duplicate_question"), SameQuestion()], 0, ctx(ledger)).feed(items, given)
+        results.append(([it.record for it in kept], [(d.reason, d.record_id) for d in ledger.entries]))
+    assert results[0] == results[1] == (
+        ["#0", "#3"], [("duplicate_question", "#1"), ("same_question", "#2")])
+
+
+def test_a_passage_whose_questions_are_apart_stops_the_assembly_naming_the_record():
+    runner = _PerPassage(get_filter("complete_options"), ctx(), None, None)
+    with pytest.raises(SourceError) as err:
+        runner.feed([item(pid="p1", record="#0"), item(pid="p2", record="#1"), item(pid="p1", record="#2")])
+    assert str(err.value) == (
+        "f.json, #2: complete_options: the questions of passage p1 are not together (another passage comes "
+        "between them); the streaming assembly needs a passage's questions one after another")
+
+
+def test_the_runner_refuses_a_step_built_around_the_scope_check_in_full():
+    class Undeclared(Filter):
+        name = "undeclared"
+        reasons = ("undeclared",)
+
+        def keep(self, item):
+            return True
+
+    step = object.__new__(Undeclared)
+    with pytest.raises(TypeError) as err:
+        Chain([step], 0, ctx())
+    assert str(err.value) == ("filter Undeclared ('undeclared') declares scope None; "
+                              "a filter must declare one of item, split, passage, source")
