@@ -62,7 +62,8 @@ def test_a_filter_that_declares_no_scope_cannot_be_built_or_run():
                                         r"a filter must declare one of item, split, passage, source$"):
         Undeclared()
     step = object.__new__(Undeclared)  # built around the check: the runner refuses it too
-    with pytest.raises(TypeError, match="declares scope None"):
+    with pytest.raises(TypeError, match=r"^filter Undeclared \('undeclared'\) declares scope None; "
+                                        r"a filter must declare one of item, split, passage, source$"):
         Chain([step], 0, ctx())
 
     class Misspelt(Undeclared):

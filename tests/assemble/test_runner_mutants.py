@@ -97,17 +97,3 @@ def test_a_passage_whose_questions_are_apart_stops_the_assembly_naming_the_recor
         "f.json, #2: complete_options: the questions of passage p1 are not together (another passage comes "
         "between them); the streaming assembly needs a passage's questions one after another")
 
-
-def test_the_runner_refuses_a_step_built_around_the_scope_check_in_full():
-    class Undeclared(Filter):
-        name = "undeclared"
-        reasons = ("undeclared",)
-
-        def keep(self, item):
-            return True
-
-    step = object.__new__(Undeclared)
-    with pytest.raises(TypeError) as err:
-        Chain([step], 0, ctx())
-    assert str(err.value) == ("filter Undeclared ('undeclared') declares scope None; "
-                              "a filter must declare one of item, split, passage, source")

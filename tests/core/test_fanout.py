@@ -628,6 +628,7 @@ def multiprocessing_children() -> list[int]:
 @pytest.mark.parametrize("address, connects_to", [
     ("ray://10.0.0.5:10001", ("10.0.0.5", 10001)),
     ("10.0.0.5:6379", ("10.0.0.5", 6379)),
+    ("ray://Xhead-X:10001", ("Xhead-X", 10001)),  # only the brackets of an IPv6 literal are stripped
     ("[::1]:6379", ("::1", 6379)),            # the last colon is the port's
     ("ray://[fe80::1]:10001", ("fe80::1", 10001)),
     (":6379", ("127.0.0.1", 6379)),            # no host: this machine
@@ -652,7 +653,8 @@ def test_the_ray_address_probe_connects_to_the_host_and_port_it_names(monkeypatc
 
     monkeypatch.setattr(socket, "create_connection", connect)
     fanout._probe(address, timeout=2.5)
-    assert calls == ([] if connects_to is None else [(connects_to, 2.5), "closed"])
+    fanout._probe(address)  # the default wait: 10 s
+    assert calls == ([] if connects_to is None else [(connects_to, 2.5), "closed", (connects_to, 10.0), "closed"])
 
 
 @pytest.mark.parametrize("error, reason", [
