@@ -11,6 +11,9 @@ Run it in the folder that holds ``mutants/`` once mutmut has printed "Running cl
     python benchmarks/mutation.py cost [--exclude REGEX] [--top 25]
     python benchmarks/mutation.py verdicts
     python benchmarks/mutation.py recheck [PATTERN]
+    python benchmarks/mutation.py save [--ledger FILE]
+    python benchmarks/mutation.py restore [--ledger FILE]
+    python benchmarks/mutation.py run [--max-children 2] [MUTANT ...]
 
 ``cost --exclude`` drops the tests whose node id matches, as a ``-k`` expression in ``[tool.mutmut]``
 would, and reports how many mutants would be left with no test.
@@ -25,6 +28,19 @@ every mutant from a process that has run the whole selection, so a value cached 
 ``functools.cache``, a module-level table) is inherited and the mutated code that would compute it again
 never runs; a survivor this kills was killed by the tests all along. It prints ``killed`` or
 ``survived`` per mutant, with the first failing test.
+
+``save`` and ``restore`` carry a run from one machine to the next. A whole run takes longer than a
+session, and a session's machine keeps neither its processes nor ``/tmp``: ``save`` writes every decided
+verdict, with the hash mutmut keeps of each mutated function, to a text ledger in the repository
+(``docs/mutation-run.tsv``); ``restore`` writes them back as mutmut's ``.meta`` files into a ``mutants/``
+folder that holds no mutated copy yet. mutmut then generates the mutants again and keeps a verdict only
+where the function's hash is unchanged (a function edited since is checked again), so the run goes on
+where the ledger left it.
+
+``run`` is ``mutmut run`` with two work-arounds applied in its own process (mutmut 3.8.1): its fork
+runner reaped a child it had not forked (a process a test started that ended later) and stopped with
+``KeyError``; and it recounted all 24,273 verdicts after every mutant (90 ms a call), now at most once a
+second.
 """
 from __future__ import annotations
 
@@ -127,6 +143,128 @@ def recheck(root: Path, pattern: str, timeout: float) -> int:
     return 0
 
 
+LEDGER = Path("docs/mutation-run.tsv")
+
+
+def save(root: Path, ledger: Path) -> int:
+    """Every decided verdict and every mutated function's hash, from mutmut's ``.meta`` files, to ``ledger``.
+
+    A ``.meta`` file mutmut is writing at that moment cannot be read; the error names it, and the save
+    is tried again. The ledger is written whole or not at all.
+    """
+    import os
+    import subprocess
+    from datetime import datetime, timezone
+
+    lines, decided = [], 0
+    for path in sorted(root.rglob("*.py.meta")):
+        module = path.relative_to(root).as_posix().removesuffix(".meta")
+        try:
+            meta = json.loads(path.read_text("utf-8"))
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{path}: not JSON ({exc}); mutmut may be writing it, save again") from None
+        for function, digest in sorted(meta.get("hash_by_function_name", {}).items()):
+            lines.append(f"#hash\t{module}\t{function}\t{digest}")
+        durations = meta.get("durations_by_key", {})
+        for name, code in sorted(meta["exit_code_by_key"].items()):
+            if code is not None:
+                lines.append(f"{module}\t{name}\t{code}\t{durations.get(name, 0.0):.3f}")
+                decided += 1
+    if not lines:
+        raise SystemExit(f"{root}: no mutmut .meta file; nothing to save")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    head = [f"# mutmut verdicts ({decided:,} decided), saved {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC "
+            f"from {root.resolve()} at {commit or 'an unknown commit'}",
+            "# columns: module, mutant, mutmut's exit code, seconds; '#hash' rows: module, function, mutmut's hash of it"]
+    tmp = ledger.with_name(ledger.name + ".tmp")
+    tmp.write_text("\n".join(head + lines) + "\n", "utf-8")
+    os.replace(tmp, ledger)
+    print(f"{decided:,} verdicts saved to {ledger}")
+    return 0
+
+
+def read_ledger(ledger: Path) -> dict[str, dict]:
+    """The ledger as mutmut's ``.meta`` content, per module path; a malformed line names its number."""
+    modules: dict[str, dict] = {}
+
+    def meta_of(module: str) -> dict:
+        return modules.setdefault(module, {"exit_code_by_key": {}, "hash_by_function_name": {},
+                                           "type_check_error_by_key": {}, "durations_by_key": {},
+                                           "estimated_durations_by_key": {}})
+
+    for number, line in enumerate(ledger.read_text("utf-8").splitlines(), 1):
+        fields = line.split("\t")
+        try:
+            if line.startswith("#hash\t"):
+                _, module, function, digest = fields
+                meta_of(module)["hash_by_function_name"][function] = digest
+            elif line and not line.startswith("#"):
+                module, name, code, seconds = fields
+                meta = meta_of(module)
+                meta["exit_code_by_key"][name] = int(code)
+                meta["durations_by_key"][name] = float(seconds)
+        except ValueError:
+            raise SystemExit(f"{ledger}:{number}: not a ledger line: {line[:80]!r}") from None
+    return modules
+
+
+def restore(root: Path, ledger: Path) -> int:
+    """The ledger's verdicts as ``.meta`` files in ``root``, before mutmut generates the mutants again."""
+    modules = read_ledger(ledger)
+    present = [m for m in modules if (root / m).exists() or (root / (m + ".meta")).exists()]
+    if present:
+        raise SystemExit(f"{root}: already holds {present[0]} (and {len(present) - 1} more); restore into a "
+                         "mutants/ folder mutmut has not generated yet")
+    for module, meta in modules.items():
+        unknown = [n for n in meta["exit_code_by_key"] if n.rpartition("__mutmut_")[0].rpartition(".")[2]
+                   not in meta["hash_by_function_name"]]
+        if unknown:
+            raise SystemExit(f"{ledger}: {unknown[0]} has no '#hash' row for its function in {module}")
+    for module, meta in modules.items():
+        path = root / (module + ".meta")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(meta, indent=4), "utf-8")
+    print(f"{sum(len(m['exit_code_by_key']) for m in modules.values()):,} verdicts of {len(modules)} modules "
+          f"restored into {root}; `mutmut run` keeps those whose function is unchanged")
+    return 0
+
+
+def run_mutmut(args: list[str]) -> int:
+    """``mutmut run`` with the two work-arounds of the module docstring, patched in this process."""
+    import os
+    import time
+    from datetime import datetime
+
+    import mutmut.__main__ as mutmut_main
+    import mutmut.stats
+    from mutmut.workers.isolation import ForkRunner, MutantResult
+
+    def wait_for_result(self, timeout=None):
+        if self._no_tests_results:
+            return self._no_tests_results.pop(0)
+        while True:
+            pid, status = os.wait()
+            if pid in self._running:
+                break
+            print(f"\nmutmut: reaped pid {pid}, not a mutant process (exit {os.waitstatus_to_exitcode(status)})")
+        worker = self._running.pop(pid)
+        duration = (datetime.now() - worker.start_time).total_seconds()
+        return MutantResult(mutant_name=worker.mutant_name, exit_code=os.waitstatus_to_exitcode(status),
+                            duration=duration)
+
+    counted = mutmut.stats.print_stats
+    last = [0.0]
+
+    def print_stats(data, force_output=False):
+        if force_output or time.monotonic() - last[0] >= 1.0:
+            last[0] = time.monotonic()
+            counted(data, force_output=force_output)
+
+    ForkRunner.wait_for_result = wait_for_result
+    mutmut_main.print_stats = mutmut.stats.print_stats = print_stats
+    return mutmut_main.cli(["run", *args], standalone_mode=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mutants", type=Path, default=Path("mutants"), help="mutmut's folder (default: mutants)")
@@ -138,7 +276,18 @@ def main(argv=None) -> int:
     again = sub.add_parser("recheck", help="the survivors against their linked tests in a fresh process")
     again.add_argument("pattern", nargs="?", default="*", help="fnmatch pattern over mutant names (default: all)")
     again.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant (default: 600)")
+    for name, text in (("save", "the decided verdicts to the ledger"), ("restore", "the ledger into mutants/")):
+        sub.add_parser(name, help=text).add_argument("--ledger", type=Path, default=LEDGER,
+                                                     help=f"the ledger (default: {LEDGER})")
+    go = sub.add_parser("run", help="mutmut run, with the work-arounds")
+    go.add_argument("mutmut_args", nargs=argparse.REMAINDER, help="passed to mutmut run (e.g. --max-children 2)")
     args = ap.parse_args(argv)
+    if args.command == "run":
+        return run_mutmut(args.mutmut_args)
+    if args.command == "restore":
+        return restore(args.mutants, args.ledger)
+    if args.command == "save":
+        return save(args.mutants, args.ledger)
     if not (args.mutants / "mutmut-stats.json").is_file():
         ap.error(f"{args.mutants}: no mutmut-stats.json; run this where mutmut's mutants/ folder is, "
                  "once mutmut has printed 'Running clean tests'")

@@ -1,0 +1,116 @@
+"""The mutation run's ledger (benchmarks/mutation.py save/restore): a run carried from one machine to the next.
+
+mutmut keeps its verdicts in ``mutants/**/*.meta``; a session's machine keeps neither ``/tmp`` nor its
+processes, so a run longer than a session is saved to a text ledger in the repository and written back
+as ``.meta`` files before ``mutmut run`` generates the mutants again.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("mutation_bench", ROOT / "benchmarks" / "mutation.py")
+mutation = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mutation)
+
+META = {
+    "builder/release/plan.py": {
+        "exit_code_by_key": {
+            "builder.release.plan.x_plan__mutmut_1": 1,      # killed
+            "builder.release.plan.x_plan__mutmut_2": 0,      # survived
+            "builder.release.plan.x_plan__mutmut_3": None,   # not checked yet: left out of the ledger
+            "builder.release.plan.xǁPlanǁkeys__mutmut_1": 33,
+        },
+        "hash_by_function_name": {"x_plan": "aa11", "xǁPlanǁkeys": "bb22"},
+        "type_check_error_by_key": {},
+        "durations_by_key": {"builder.release.plan.x_plan__mutmut_1": 1.25,
+                             "builder.release.plan.x_plan__mutmut_2": 7.5},
+        "estimated_durations_by_key": {"builder.release.plan.x_plan__mutmut_1": 9.0},
+    },
+    "schemas/codes.py": {
+        "exit_code_by_key": {"schemas.codes.x_nearest_codes__mutmut_7": -24},
+        "hash_by_function_name": {"x_nearest_codes": "cc33", "x_unmutated": "dd44"},
+        "type_check_error_by_key": {},
+        "durations_by_key": {"schemas.codes.x_nearest_codes__mutmut_7": 30.0},
+        "estimated_durations_by_key": {},
+    },
+}
+
+
+def write_metas(root: Path, metas: dict) -> None:
+    for module, meta in metas.items():
+        path = root / (module + ".meta")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(meta), "utf-8")
+
+
+def test_a_saved_run_is_restored_with_every_decided_verdict_hash_and_duration(tmp_path):
+    write_metas(tmp_path / "old", META)
+    ledger = tmp_path / "run.tsv"
+    mutation.save(tmp_path / "old", ledger)
+    mutation.restore(tmp_path / "new", ledger)
+
+    for module, meta in META.items():
+        back = json.loads((tmp_path / "new" / (module + ".meta")).read_text("utf-8"))
+        decided = {k: v for k, v in meta["exit_code_by_key"].items() if v is not None}
+        assert back["exit_code_by_key"] == decided
+        assert back["hash_by_function_name"] == meta["hash_by_function_name"]
+        assert back["durations_by_key"] == {k: meta["durations_by_key"].get(k, 0.0) for k in decided}
+        # mutmut's own loader takes the file as it wrote it (no missing or unknown key)
+        assert set(back) == set(meta)
+    # and the per-module verdict table reads the restored run as the saved one
+    saved = {row["module"]: row for row in mutation.verdicts(tmp_path / "old")}
+    restored = {row["module"]: row for row in mutation.verdicts(tmp_path / "new")}
+    assert saved.keys() == restored.keys()
+    for module, row in saved.items():
+        for column in ("run", "killed", "survived", "timeout", "no tests", "seconds"):
+            assert restored[module][column] == row[column], (module, column)
+
+
+def test_a_restore_into_a_generated_mutants_folder_is_refused(tmp_path):
+    write_metas(tmp_path / "old", META)
+    ledger = tmp_path / "run.tsv"
+    mutation.save(tmp_path / "old", ledger)
+    (tmp_path / "new" / "schemas").mkdir(parents=True)
+    (tmp_path / "new" / "schemas" / "codes.py").write_text("# a mutated copy\n", "utf-8")
+    with pytest.raises(SystemExit, match=r"already holds schemas/codes.py \(and 0 more\)"):
+        mutation.restore(tmp_path / "new", ledger)
+    assert not (tmp_path / "new" / "builder").exists()
+
+
+def test_a_meta_file_being_written_stops_the_save_and_keeps_the_old_ledger(tmp_path):
+    write_metas(tmp_path / "run", META)
+    ledger = tmp_path / "run.tsv"
+    mutation.save(tmp_path / "run", ledger)
+    before = ledger.read_bytes()
+    half = tmp_path / "run" / "schemas" / "codes.py.meta"
+    half.write_text(half.read_text("utf-8")[:40], "utf-8")
+    with pytest.raises(SystemExit, match=r"codes\.py\.meta: not JSON .* save again"):
+        mutation.save(tmp_path / "run", ledger)
+    assert ledger.read_bytes() == before
+    assert not ledger.with_name("run.tsv.tmp").exists()
+
+
+@pytest.mark.parametrize("line", [
+    "builder/release/plan.py\tbuilder.release.plan.x_plan__mutmut_1\tkilled\t1.0",  # not an exit code
+    "builder/release/plan.py\tbuilder.release.plan.x_plan__mutmut_1\t1",             # a column short
+    "#hash\tbuilder/release/plan.py\tx_plan",                                          # no hash
+])
+def test_a_malformed_ledger_line_is_named_by_its_number(tmp_path, line):
+    ledger = tmp_path / "run.tsv"
+    ledger.write_text("# header\n#hash\tbuilder/release/plan.py\tx_plan\taa11\n" + line + "\n", "utf-8")
+    with pytest.raises(SystemExit, match=r"run\.tsv:3: not a ledger line"):
+        mutation.restore(tmp_path / "new", ledger)
+
+
+def test_a_verdict_whose_function_has_no_hash_is_refused(tmp_path):
+    ledger = tmp_path / "run.tsv"
+    ledger.write_text("#hash\tschemas/codes.py\tx_other\taa11\n"
+                      "schemas/codes.py\tschemas.codes.x_nearest_codes__mutmut_7\t1\t0.5\n", "utf-8")
+    with pytest.raises(SystemExit, match="x_nearest_codes__mutmut_7 has no '#hash' row"):
+        mutation.restore(tmp_path / "new", ledger)
+    assert not (tmp_path / "new").exists()
