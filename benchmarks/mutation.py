@@ -281,9 +281,11 @@ def main(argv=None) -> int:
                                                      help=f"the ledger (default: {LEDGER})")
     go = sub.add_parser("run", help="mutmut run, with the work-arounds")
     go.add_argument("mutmut_args", nargs=argparse.REMAINDER, help="passed to mutmut run (e.g. --max-children 2)")
-    args = ap.parse_args(argv)
-    if args.command == "run":
-        return run_mutmut(args.mutmut_args)
+    args, rest = ap.parse_known_args(argv)
+    if args.command == "run":  # mutmut's own options (--max-children 2) are not this parser's
+        return run_mutmut(rest + args.mutmut_args)
+    if rest:
+        ap.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "restore":
         return restore(args.mutants, args.ledger)
     if args.command == "save":
