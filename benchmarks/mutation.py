@@ -232,8 +232,14 @@ def restore(root: Path, ledger: Path) -> int:
 def run_mutmut(args: list[str]) -> int:
     """``mutmut run`` with the two work-arounds of the module docstring, patched in this process."""
     import os
+    import sys
     import time
     from datetime import datetime
+
+    # Run as a script, this file's folder is sys.path[0], and its benchmarks/evaluate.py would shadow
+    # Hugging Face's `evaluate` in every test mutmut runs in this process and its forks.
+    here = str(Path(__file__).resolve().parent)
+    sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != here]
 
     import mutmut.__main__ as mutmut_main
     import mutmut.stats
