@@ -122,13 +122,6 @@ def _uroman():
     return tables(_INFO[-1] if _INFO else None)
 
 
-def _romanize_uroman(text: str, lcode: str) -> str:
-    """uroman's reading of one text, in NFC (a romanizer keeps its :class:`.romanize_uroman.TokenRomanizer`)."""
-    from .romanize_uroman import TokenRomanizer
-
-    return TokenRomanizer(_uroman, lcode)(text)
-
-
 def get_romanizer(code: str, scheme: str | None = None, *, where=None) -> Romanizer:
     """The romanizer for variant ``code`` (``hin_Deva``) and ``scheme`` (None: the script's default).
 
@@ -184,10 +177,8 @@ def _kind(char: str, script: str) -> int:
     """0: not native (or also Latin), 1: a native character left, 2: a native symbol (kept)."""
     first, last = BLOCKS.get(script, (-1, -1))
     if not first <= ord(char) <= last:
-        try:
-            own = bool(script_letters(script).match(char))  # the Script property (schemas.scripts)
-        except ValueError:
-            own = False
+        # the Script property (schemas.scripts); a code Unicode does not know is its ValueError, naming it
+        own = bool(script_letters(script).match(char))
         # a shared mark (danda: Script=Common, Script_Extensions Beng Deva ...) counts, unless Latin text
         # uses it too: U+02BC MODIFIER LETTER APOSTROPHE (Assamese ভাৰতʼৰ) is Latin as much as Bengali,
         # and the Latin output keeps it as it is

@@ -331,6 +331,19 @@ def test_complete_options_drop_names_step_reason_and_numbers_and_goes_on():
     assert drop.message == "0 distinct answers from other questions of passage p2, 2 needed"
 
 
+def test_complete_options_goes_on_within_the_passage_after_a_drop():
+    # Mutant: ``break`` instead of ``continue`` after a drop, within one passage. With distinct options a
+    # passage's questions all fail or all pass (each one's own answers plus its pool are the passage's
+    # whole set of texts), so only a later question that needs nothing shows it: four options, one
+    # repeated, kept as it is; under the mutant it is neither kept nor dropped.
+    qs = [item(options=("yes", "no"), qid="short"), item(options=("yes", "no", "maybe", "maybe "), qid="full")]
+    kept, ledger = run_step("complete_options", qs)
+    assert [k.question_id for k in kept] == ["full"]
+    assert kept[0].options == ["yes", "no", "maybe", "maybe "]
+    assert [(e.question_id, e.reason) for e in ledger.entries] == [("short", "cannot_complete_options")]
+    assert ledger.entries[0].message == "1 distinct answers from other questions of passage p, 2 needed"
+
+
 @pytest.mark.parametrize("raw, reason", [
     (dict(passage="  \n"), "empty_passage"),         # blank, not empty: ``and`` instead of ``or``
     (dict(options=("a", " ", "c", "d")), "empty_option"),  # a blank option

@@ -67,7 +67,7 @@ def test_urdu_goes_through_uroman_in_nfc():
     """uroman's reading of Urdu, normalised to NFC (loads uroman's tables: a few seconds)."""
     import unicodedata
 
-    out = R._romanize_uroman("پاکستان کا دارالحکومت اسلام آباد ہے۔", "urd")
+    out = R.get_romanizer("urd_Arab").romanize("پاکستان کا دارالحکومت اسلام آباد ہے۔")
     assert out == "pakstan ka daralhkwmt aslam abad hye." and unicodedata.is_normalized("NFC", out)
     assert R.get_romanizer("urd_Arab").romanize("ہے۔") == "hye."
     # uroman reads Uyghur by its own rules only when told the language (without: "yeuyghurtchae katab")
@@ -91,6 +91,14 @@ def test_urdu_goes_through_uroman_in_nfc():
 ])
 def test_native_left_counts_letters_and_symbols(text, script, expected):
     assert R.native_left(text, script) == expected
+
+
+def test_native_left_refuses_a_script_code_unicode_does_not_know():
+    # It was regex's "unknown property value at position 12" (a Script_Extensions pattern built from the
+    # code), after a ValueError that named the code had been caught and dropped.
+    with pytest.raises(ValueError, match="unknown ISO 15924 script code 'Qqqq'"):
+        R.native_left("abc", "Qqqq")
+    assert R.native_left("", "Qqqq") == (0, 0)  # nothing to classify
 
 
 def test_native_left_classifies_each_character_once_per_script():
