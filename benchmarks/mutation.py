@@ -172,7 +172,10 @@ def save(root: Path, ledger: Path) -> int:
                 decided += 1
     if not lines:
         raise SystemExit(f"{root}: no mutmut .meta file; nothing to save")
+    # the commit the run's tree is: a checkout's HEAD, or a `git archive`'s SNAPSHOT_COMMIT file
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    if not commit and Path("SNAPSHOT_COMMIT").is_file():
+        commit = Path("SNAPSHOT_COMMIT").read_text("utf-8").strip()
     head = [f"# mutmut verdicts ({decided:,} decided), saved {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC "
             f"from {root.resolve()} at {commit or 'an unknown commit'}",
             "# columns: module, mutant, mutmut's exit code, seconds; '#hash' rows: module, function, mutmut's hash of it"]
