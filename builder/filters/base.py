@@ -85,6 +85,10 @@ class Ledger:
     >>> ledger.add(Drop("race", "train", "train", "a.txt", "#0", "fill_in_blank", "fill_in_blank"))
     >>> ledger.counts[("race", "train", "fill_in_blank")]
     1
+    >>> ledger.add(Drop("race", "train", "train", "a.txt", "#3", "fill_in_blank", "fill_in_blank"))
+    >>> ledger.add(Drop("race", "train", "train", "b.txt", "#0", "too_many_sentences", "too_many_sentences"))
+    >>> ledger.counts[("race", "train", "fill_in_blank")], ledger.dropped("race", "train"), len(ledger)
+    (2, 3, 3)
     """
 
     def __init__(self) -> None:
