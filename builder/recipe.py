@@ -45,7 +45,7 @@ from schemas.validate import Checker
 from .filters.too_many_sentences import DEFAULT_MAX_SENTENCES
 
 FORMATS = ("parquet", "jsonl", "tsv")
-_SPLIT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_SPLIT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z")  # \Z: "$" lets "train\n" through
 _RESERVED = {"dropped", "manifest"}
 
 

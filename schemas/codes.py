@@ -39,7 +39,7 @@ import regex
 from .errors import SchemaError
 
 #: FLORES-200 style language code: ISO 639-3 + "_" + ISO 15924 script.
-LANGUAGE_CODE = regex.compile(r"^[a-z]{3}_[A-Z][a-z]{3}$")
+LANGUAGE_CODE = regex.compile(r"^[a-z]{3}_[A-Z][a-z]{3}\Z")  # \Z: "$" also matches before a final newline
 
 #: The list of named codes (code, origin), beside this module.
 CODES_FILE = "variant_codes.tsv"
@@ -52,8 +52,8 @@ SPECIAL_SCRIPTS = frozenset({"Zinh", "Zmth", "Zsye", "Zsym", "Zxxx", "Zyyy", "Zz
 #: How many nearest codes an error suggests.
 N_SUGGESTIONS = 5
 
-_LOCAL_USE = regex.compile(r"^q[a-t][a-z]$")  # ISO 639-3 qaa-qtz, reserved for local use
-_LOOSE = regex.compile(r"^([A-Za-z]{3})[-_ ]([A-Za-z]{4})$")
+_LOCAL_USE = regex.compile(r"^q[a-t][a-z]\Z")  # ISO 639-3 qaa-qtz, reserved for local use
+_LOOSE = regex.compile(r"^([A-Za-z]{3})[-_ ]([A-Za-z]{4})\Z")
 
 
 def is_variant_code(name) -> bool:

@@ -109,7 +109,7 @@ def typed_table(table: pa.Table, kind: str, labels: list[str] | None, where: Pat
     return with_features(table.cast(features.arrow_schema), features), features
 
 
-HUB_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+HUB_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 
 
 def check_hub_repo(repo: str | None) -> str | None:

@@ -442,3 +442,29 @@ def test_an_lm_eval_model_name_with_a_control_character_is_refused(tmp_path):
     with pytest.raises(SchemaError, match=r"results_x.json, results.afrobench_sib_prompt_1_eng_Latn.acc,none, field "
                                           r"model: a name allows no control character"):
         read_records(path)
+
+
+# -- a final newline is part of the value: "$" in a pattern also matches before it ----------------------------
+
+def test_a_variant_code_with_a_final_newline_is_no_variant_code():
+    from schemas.codes import flores200_codes, is_known_language, is_variant_code
+
+    codes = flores200_codes()
+    assert all(is_variant_code(c) for c in codes)
+    assert not any(is_variant_code(c + "\n") for c in codes)  # a folder may be named "hin_Deva\n"
+    assert not is_known_language("qaa\n") and is_known_language("qaa")
+
+
+def test_an_output_split_or_hub_repo_with_a_final_newline_is_refused():
+    from builder.export.hub import check_hub_repo
+    from builder.recipe import recipe_from_dict
+    from schemas.errors import RecipeError, UsageError
+
+    with pytest.raises(UsageError, match=r"expected a Hub dataset id ORG/NAME, found 'org/name\\n'"):
+        check_hub_repo("org/name\n")
+    assert check_hub_repo("org/name") == "org/name"
+    recipe = {"name": "x", "language": "eng_Latn", "seed": 0,
+              "sources": [{"name": "SciQ", "reader": "sciq", "path": str(DATA / "sources" / "sciq"),
+                           "splits": {"train": "train\n"}, "filters": ["fill_in_blank"]}]}
+    with pytest.raises(RecipeError, match=r"expected an output split name such as 'train' or 'dev', found 'train\\n'"):
+        recipe_from_dict(recipe)
