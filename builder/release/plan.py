@@ -270,8 +270,12 @@ def _romanize(plan: Plan, src: RomanizeEntry) -> None:
         with paths_recorded_from(root, outside):
             return _facts(report, t.run_romanize(options, report))
 
+    from builder.variants.romanize import ROMANIZATION, script_of  # the table the stage reads
+
+    # the scheme the stage runs: the entry's, else the script's first ("uroman" for Urdu, not "iso")
+    scheme = src.scheme or ROMANIZATION[script_of(base.code)].schemes[0]
     st = plan.stage(f"romanize-{v}", {"source": base.folder},
-                    {"scheme": src.scheme or "iso", "allow_leftover": src.allow_leftover,
+                    {"scheme": scheme, "allow_leftover": src.allow_leftover,
                      "license": fallback},
                     romanize, parallel=True)
     plan.add_variant(Variant(v, st.output / v, f"romanized from {base.code}", kind=base.kind), src.from_key)

@@ -174,3 +174,42 @@ def test_the_drop_ledger_sums_what_every_stage_recorded(tmp_path):
 def test_the_release_never_drives_the_cli(field):
     for path in (ROOT / "builder" / "release").glob("*.py"):
         assert field not in path.read_text(encoding="utf-8"), path
+
+
+def _romanize_stage(tmp_path: Path, folder: Path, entry: str):
+    """The plan's romanize stage for ``entry`` (a flow mapping) over the dataset ``folder``."""
+    recipe = _recipe(tmp_path, f"""version: 1
+name: rom
+pivot: {folder.name}
+license: CC-BY-4.0
+variants:
+  - dataset: {folder}
+  - romanize: {entry}
+""")
+    plan = make_plan(load_release_recipe(recipe), tmp_path / "rel", jobs=1, quiet=True)
+    (stage,) = [s for s in plan.stages if s.name.startswith("romanize-")]
+    return stage
+
+
+def test_the_romanize_stage_runs_with_the_entrys_scheme_and_leftover_policy(tmp_path):
+    # U+A8F2 (Devanagari Extended spacing candrabindu) is left as it is by every scheme: a leftover
+    folder = _hindi(tmp_path)
+    train = folder / "train.tsv"
+    lines = train.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[1] = lines[1].rstrip("\n") + " \ua8f2\n"
+    train.write_text("".join(lines), encoding="utf-8")
+    stage = _romanize_stage(tmp_path, folder, "{from: hin_Deva, scheme: iast, allow_leftover: true}")
+    assert (stage.options["scheme"], stage.options["allow_leftover"]) == ("iast", True)
+    stage.action(tmp_path / "out")
+    text = (tmp_path / "out" / "hin_Latn" / "train.tsv").read_text(encoding="utf-8")
+    assert "\ua8f2" in text                       # kept, as the entry allows
+    assert "ṃ" in text and "ṁ" not in text        # the anusvara in IAST, not in ISO 15919 (the default)
+
+
+def test_the_romanize_stage_records_the_scheme_it_runs(tmp_path):
+    # without a scheme the romanizer takes the script's first; the stage's record names that one
+    hindi = _romanize_stage(tmp_path / "h", _hindi(tmp_path / "h"), "{from: hin_Deva}")
+    urdu = tmp_path / "u" / "data" / "urd_Arab"
+    shutil.copytree(DATA / "sib200" / "annotated" / "urd_Arab", urdu)
+    assert hindi.options["scheme"] == "iso"
+    assert _romanize_stage(tmp_path / "u", urdu, "{from: urd_Arab}").options["scheme"] == "uroman"
