@@ -137,6 +137,9 @@ def test_a_baseline_of_the_other_kind_is_refused_when_the_plan_knows_the_kind(mi
     (MINI, {"extend": {"variant": "hin_Deva", "from": "eng_Latn", "parallel": [
         "../sib200/flores-raw/nqo_Nkoo.dev", "../sib200/flores-raw/nqo_Nkoo.devtest"]}}, "variants[3].extend",
      "aligned to eng_Latn (hin_Deva)"),
+    # a romanization into a variant that a dataset entry already gave
+    (MINI, {"dataset": "../export/sib_small", "only": ["hin_Latn"]}, "variants[4].romanize.from",
+     "dataset folder hin_Latn"),
     # an assembly whose recipe's language a dataset entry before it already gave (the assembly is the second)
     (EXAMPLES / "belebele-train-release.yaml", {"dataset": "../tests/data/sib200/annotated", "only": ["eng_Latn"]},
      "variants[1].assemble", "dataset folder eng_Latn"),
@@ -148,9 +151,11 @@ def test_a_variant_made_twice_is_refused_naming_the_second_entry_and_the_first_m
         data["variants"].insert(0, entry)
     else:
         data["variants"].append(entry)
+    if "romanize" in field:
+        data["variants"].append({"romanize": {"from": "hin_Deva"}})
     with pytest.raises(RecipeError) as info:
         make_plan(release_from_dict(data, file=recipe), tmp_path / "out", jobs=1)
-    code = "eng_Latn" if "assemble" in field else "hin_Deva"
+    code = {"assemble": "eng_Latn", "romanize": "hin_Latn"}.get(field.split(".")[1], "hin_Deva")
     assert (info.value.field, info.value.file) == (field, str(recipe))
     assert info.value.message == f"variant {code} is made twice (first by {first})"
     assert not (tmp_path / "out").exists()

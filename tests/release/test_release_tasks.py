@@ -176,7 +176,7 @@ def test_the_release_never_drives_the_cli(field):
         assert field not in path.read_text(encoding="utf-8"), path
 
 
-def _romanize_stage(tmp_path: Path, folder: Path, entry: str):
+def _romanize_stage(tmp_path: Path, folder: Path, entry: str, quiet: bool = True):
     """The plan's romanize stage for ``entry`` (a flow mapping) over the dataset ``folder``."""
     recipe = _recipe(tmp_path, f"""version: 1
 name: rom
@@ -186,24 +186,28 @@ variants:
   - dataset: {folder}
   - romanize: {entry}
 """)
-    plan = make_plan(load_release_recipe(recipe), tmp_path / "rel", jobs=1, quiet=True)
+    plan = make_plan(load_release_recipe(recipe), tmp_path / "rel", jobs=1, quiet=quiet)
     (stage,) = [s for s in plan.stages if s.name.startswith("romanize-")]
     return stage
 
 
-def test_the_romanize_stage_runs_with_the_entrys_scheme_and_leftover_policy(tmp_path):
+def test_the_romanize_stage_runs_with_the_entrys_scheme_and_leftover_policy(tmp_path, monkeypatch, capsys):
     # U+A8F2 (Devanagari Extended spacing candrabindu) is left as it is by every scheme: a leftover
     folder = _hindi(tmp_path)
     train = folder / "train.tsv"
     lines = train.read_text(encoding="utf-8").splitlines(keepends=True)
     lines[1] = lines[1].rstrip("\n") + " \ua8f2\n"
     train.write_text("".join(lines), encoding="utf-8")
-    stage = _romanize_stage(tmp_path, folder, "{from: hin_Deva, scheme: iast, allow_leftover: true}")
-    assert (stage.options["scheme"], stage.options["allow_leftover"]) == ("iast", True)
+    stage = _romanize_stage(tmp_path, folder, "{from: hin_Deva, scheme: iast, allow_leftover: true}", quiet=False)
+    # what the stage's record holds (a change to any of these runs it again), and it runs beside others
+    assert stage.options == {"scheme": "iast", "allow_leftover": True, "license": "CC-BY-4.0"}
+    assert stage.inputs == {"source": folder} and stage.parallel is True
+    monkeypatch.setenv("CI", "true")  # progress as plain lines
     stage.action(tmp_path / "out")
     text = (tmp_path / "out" / "hin_Latn" / "train.tsv").read_text(encoding="utf-8")
     assert "\ua8f2" in text                       # kept, as the entry allows
     assert "ṃ" in text and "ṁ" not in text        # the anusvara in IAST, not in ISO 15919 (the default)
+    assert "romanize: 1004/1004 rows romanized (test)" in capsys.readouterr().err  # the release's reporter
 
 
 def test_the_romanize_stage_records_the_scheme_it_runs(tmp_path):
