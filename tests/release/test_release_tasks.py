@@ -217,3 +217,20 @@ def test_the_romanize_stage_records_the_scheme_it_runs(tmp_path):
     shutil.copytree(DATA / "sib200" / "annotated" / "urd_Arab", urdu)
     assert hindi.options["scheme"] == "iso"
     assert _romanize_stage(tmp_path / "u", urdu, "{from: urd_Arab}").options["scheme"] == "uroman"
+
+
+def test_a_romanized_multiple_choice_variant_is_multiple_choice(tmp_path):
+    # the romanized copy has its source's kind: an mc release stays one kind of data
+    folder = tmp_path / "data" / "hin_Deva"
+    shutil.copytree(DATA / "qc" / "pivot" / "hin_Deva", folder)
+    recipe = _recipe(tmp_path, f"""version: 1
+name: rom
+pivot: hin_Deva
+license: CC-BY-4.0
+variants:
+  - dataset: {folder}
+  - romanize: {{from: hin_Deva}}
+""")
+    plan = make_plan(load_release_recipe(recipe), tmp_path / "rel", jobs=1, quiet=True)
+    assert plan.kind == "mc" and {v.kind for v in plan.variants.values()} == {"mc"}
+    assert plan.variants["hin_Latn"].origin == "romanized from hin_Deva"
