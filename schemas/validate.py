@@ -87,8 +87,8 @@ class Checker:
         if not isinstance(data, Mapping):
             self.fail(where or "(top level)", f"expected a mapping, found {type(data).__name__}")
         for key in data:
-            if key not in spec:
-                self.fail(key_path(where, key), unknown_key(key, spec))
+            if key not in spec:  # a mapping's key, never a list index: YAML's `1: x` is field "1", not "[1]"
+                self.fail(key_path(where, str(key)), unknown_key(key, spec))
         for key, required in spec.items():
             if required and key not in data:
                 self.fail(key_path(where, key), "required key is missing" + (f" ({missing})" if missing else ""))

@@ -204,3 +204,13 @@ def test_duplicate_groups_exactly():
     assert duplicate_groups(["a", "a"], {0: "x", 1: "x"}) == []
     assert duplicate_groups(["x", "a", "a"], {0: "p", 1: "q", 2: "r"}) == [[1, 2]]  # a single line first
     assert duplicate_groups([], {}) == []
+
+
+@pytest.mark.parametrize("text, field", [
+    ("1: x\n", "1"),                      # a mapping's integer key is named as a key, not as a list index
+    ("severity:\n  2: error\n", "severity.2"),
+])
+def test_an_unknown_integer_key_is_named_as_a_key(tmp_path, text, field):
+    err = _refusal(_yaml(tmp_path, text))
+    assert err.field == field and err.file == str(tmp_path / "checks.yaml")
+    assert "unknown key" in err.message
