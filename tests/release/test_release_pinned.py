@@ -327,3 +327,20 @@ def test_the_ledger_rows_say_whether_the_dataset_is_made_from_them_and_which_lab
     with pytest.raises(SchemaError) as err:
         findings.drops(plan, [("curate", {"facts": {"drops": [{"source": "x", "count": 1}]}})])
     assert err.value.file == os.path.join("stages", "curate", STAGE_JSON)
+
+
+# -- the agreement stage's label x label matrix ---------------------------------------------------------------
+
+def test_co_assignments_count_ordered_pairs_of_annotators_in_the_order_asked():
+    from annotation.importer import from_judgements
+    from schemas.records import Judgement
+
+    # item 1: three annotators say A; item 2: one says A, one B. Ordered pairs of two annotators of one item:
+    # A-A 3*2 = 6 (item 1), A-B and B-A 1 each (item 2), B-B none
+    ann = from_judgements([Judgement("1", a, "A") for a in "xyz"]
+                          + [Judgement("2", "x", "A"), Judgement("2", "y", "B")], labels=["A", "B"])
+    assert steps.co_assignments(ann, ["A", "B"]) == [[6, 1], [1, 0]]
+    assert steps.co_assignments(ann, ["B", "A"]) == [[0, 1], [1, 6]]   # the order asked, rows and columns
+    assert steps.co_assignments(ann, ["A"]) == [[6]]                    # a subset
+    assert steps.co_assignments(ann, ["A", "C"]) is None                # a label the ratings do not have
+    assert json.dumps(steps.co_assignments(ann, ["A", "B"])) == "[[6, 1], [1, 0]]"  # whole numbers in release.json
