@@ -219,6 +219,18 @@ def test_adjudication_round_trip_through_label_studio(tmp_path, long_csv):
     assert [t["data"]["item_id"] for t in left] == ["60", "1007"]
 
 
+def test_the_label_studio_tasks_name_the_policy_that_left_them_unresolved(tmp_path, long_csv):
+    from annotation.adjudicate import write_label_studio_tasks
+
+    decisions = decide(long_csv)
+    for policy, path in (("plurality", tmp_path / "a.json"), (None, tmp_path / "b.json")):
+        n = (write_label_studio_tasks(path, long_csv, decisions, policy) if policy
+             else write_label_studio_tasks(path, long_csv, decisions))
+        tasks = json.loads(path.read_text(encoding="utf-8"))
+        assert n == len(tasks) == 4
+        assert {p["model_version"] for t in tasks for p in t["predictions"]} == {f"{policy or 'sib200'}-vote"}
+
+
 def test_a_lead_export_with_two_labels_or_an_unknown_label_is_one_error(tmp_path, long_csv):
     decisions = decide(long_csv)
     assert len(label_studio_tasks(long_csv, decisions)) == 4
