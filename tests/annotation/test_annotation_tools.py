@@ -229,6 +229,14 @@ def test_the_label_studio_tasks_name_the_policy_that_left_them_unresolved(tmp_pa
         tasks = json.loads(path.read_text(encoding="utf-8"))
         assert n == len(tasks) == 4
         assert {p["model_version"] for t in tasks for p in t["predictions"]} == {f"{policy or 'sib200'}-vote"}
+    # the file a curator opens: indented by two, non-ASCII text as it is (an annotator named Zoë), one final newline
+    from annotation.importer import from_judgements
+    from schemas.records import Judgement
+
+    tie = from_judgements([Judgement("7", "zoë", "sports"), Judgement("7", "b", "travel")], labels=["sports", "travel"])
+    write_label_studio_tasks(tmp_path / "c.json", tie, decide(tie))
+    text = (tmp_path / "c.json").read_text(encoding="utf-8")
+    assert text == json.dumps(json.loads(text), ensure_ascii=False, indent=2) + "\n" and "b: travel; zoë: sports" in text
 
 
 def test_a_lead_export_with_two_labels_or_an_unknown_label_is_one_error(tmp_path, long_csv):
