@@ -46,6 +46,7 @@ SKIPPED = {
     ("docs/testing.md", "mutmut run --max-children 1", "a mutation run: hours"),
     ("docs/testing.md", "mkdir /tmp/mutrun && git archive 2041c07 | tar -xf - -C /tmp/mutrun && cd /tmp/mutrun",
      "a mutation run: many hours, resumed session after session"),
+    ("docs/testing.md", "CHECKOUT=$PWD", "a mutation run: hours, carried from session to session through the ledger"),
     ("docs/testing.md", 'cd mutants && MUTANT_UNDER_TEST="<mutant name>" python -m pytest -x -q -p no:cacheprovider \\',
      "needs a mutmut run's mutants/ folder"),
     ("docs/testing.md", "mkdir /tmp/mut && tar --exclude=./.git --exclude=./mutants --exclude=./out -cf - . | tar -xf - -C /tmp/mut",
