@@ -126,9 +126,14 @@ def _in_a_temporary_folder(runtest):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The longest test files first (:data:`LONGEST_FIRST`); the docs' shell blocks run only with ``--docs``:
-    without it each is skipped, named, with the reason."""
-    _longest_first(items)
+    """On an xdist worker, the longest test files first (:data:`LONGEST_FIRST`); the docs' shell blocks run
+    only with ``--docs``: without it each is skipped, named, with the reason.
+
+    One process (``-n 0``) runs the tests in the order asked: the order only helps two workers end together,
+    and mutmut asks a mutant's linked tests fastest first so that a cheap failing test stops it; moved to
+    the front, a whole release's module fixture (16 s) ran before every mutant's first test."""
+    if hasattr(config, "workerinput"):
+        _longest_first(items)
     for item in items:
         if isinstance(item, pytest.DoctestItem):
             item.runtest = _in_a_temporary_folder(item.runtest)

@@ -37,3 +37,26 @@ def test_two_folders_with_their_own_conftest_collect_together_in_a_subprocess(tm
     assert done.returncode == 0, done.stdout + done.stderr
     assert "import file mismatch" not in done.stdout
     assert "2 tests collected" in done.stdout
+
+
+def test_one_process_runs_the_tests_in_the_order_asked_and_a_worker_starts_the_longest_files():
+    # mutmut runs a mutant's linked tests in one process, fastest first, so that a cheap failing test stops
+    # it; the longest-first order (for two xdist workers) put a whole release's module fixture before them
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("_suite_conftest_order", TESTS_CONFTEST)
+    suite = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(suite)
+    root = TESTS_CONFTEST.parent.parent
+    asked = ["tests/test_conftest_collection.py", "tests/schemas/test_schemas_io.py", "tests/release/test_release.py"]
+
+    def order(config):
+        items = [SimpleNamespace(path=root / name) for name in asked]
+        suite.pytest_collection_modifyitems(config, items)
+        return [item.path.relative_to(root).as_posix() for item in items]
+
+    docs = {"--docs": True}.get  # the docs' blocks left as they are
+    assert order(SimpleNamespace(getoption=docs)) == asked
+    assert order(SimpleNamespace(getoption=docs, workerinput={"workerid": "gw0"})) == [
+        "tests/release/test_release.py", "tests/test_conftest_collection.py", "tests/schemas/test_schemas_io.py"]
