@@ -128,7 +128,11 @@ def test_two_releases_at_once_leave_one_consistent_release(tmp_path):
     for proc, (_out, err) in zip(procs, done):
         if proc.returncode == 2:
             other = next(p for p in procs if p is not proc)
-            assert f"pid {other.pid}, builder release" in err, err
+            # the holder's pid, or, refused between the other's taking the lock and writing its record into
+            # it (a window a loaded machine widens: it happened in a mutation run's in-process stats run),
+            # the words for that window
+            assert f"pid {other.pid}, builder release" in err or "another run is writing it (a run that is " \
+                "starting)" in err, err
     summary = json.loads((out / "release.json").read_text())
     manifest = json.loads((out / "export" / "manifest.json").read_text())
     assert (summary["dataset"]["name"], manifest["name"]) == ("mini-release", "mini_release")  # the slug
