@@ -54,9 +54,16 @@ from statistics import median
 
 
 def metas(root: Path):
-    """``(module, meta)`` for every mutated module: the ``.meta`` file mutmut writes beside it, read."""
+    """``(module, meta)`` for every mutated module: the ``.meta`` file mutmut writes beside it, read.
+
+    A ``.meta`` file mutmut is writing at that moment cannot be read: the error names it.
+    """
     for path in sorted(root.rglob("*.py.meta")):
-        yield path.relative_to(root).as_posix().removesuffix(".meta"), json.loads(path.read_text("utf-8"))
+        try:
+            meta = json.loads(path.read_text("utf-8"))
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{path}: not JSON ({exc}); mutmut may be writing it, run this again") from None
+        yield path.relative_to(root).as_posix().removesuffix(".meta"), meta
 
 
 def mutant_names(root: Path) -> list[str]:
@@ -149,20 +156,14 @@ LEDGER = Path("docs/mutation-run.tsv")
 def save(root: Path, ledger: Path) -> int:
     """Every decided verdict and every mutated function's hash, from mutmut's ``.meta`` files, to ``ledger``.
 
-    A ``.meta`` file mutmut is writing at that moment cannot be read; the error names it, and the save
-    is tried again. The ledger is written whole or not at all.
+    The ledger is written whole or not at all (a ``.meta`` file being written stops it, see :func:`metas`).
     """
     import os
     import subprocess
     from datetime import datetime, timezone
 
     lines, decided = [], 0
-    for path in sorted(root.rglob("*.py.meta")):
-        module = path.relative_to(root).as_posix().removesuffix(".meta")
-        try:
-            meta = json.loads(path.read_text("utf-8"))
-        except json.JSONDecodeError as exc:
-            raise SystemExit(f"{path}: not JSON ({exc}); mutmut may be writing it, save again") from None
+    for module, meta in metas(root):
         for function, digest in sorted(meta.get("hash_by_function_name", {}).items()):
             lines.append(f"#hash\t{module}\t{function}\t{digest}")
         durations = meta.get("durations_by_key", {})

@@ -89,7 +89,7 @@ def test_a_meta_file_being_written_stops_the_save_and_keeps_the_old_ledger(tmp_p
     before = ledger.read_bytes()
     half = tmp_path / "run" / "schemas" / "codes.py.meta"
     half.write_text(half.read_text("utf-8")[:40], "utf-8")
-    with pytest.raises(SystemExit, match=r"codes\.py\.meta: not JSON .* save again"):
+    with pytest.raises(SystemExit, match=r"codes\.py\.meta: not JSON .* run this again"):
         mutation.save(tmp_path / "run", ledger)
     assert ledger.read_bytes() == before
     assert not ledger.with_name("run.tsv.tmp").exists()
