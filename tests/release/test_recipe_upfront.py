@@ -129,33 +129,27 @@ def test_a_baseline_of_the_other_kind_is_refused_when_the_plan_knows_the_kind(mi
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("recipe, entry, field, first", [
+@pytest.mark.parametrize("recipe, before, after, field, code, first", [
     # a dataset entry listing a variant that an earlier entry aligned
-    (MINI, {"dataset": "../sib200/annotated", "only": ["hin_Deva", "eng_Latn"]}, "variants[3].dataset",
-     "aligned to eng_Latn (hin_Deva)"),
+    (MINI, [], [{"dataset": "../sib200/annotated", "only": ["hin_Deva", "eng_Latn"]}], "variants[3].dataset",
+     "hin_Deva", "aligned to eng_Latn (hin_Deva)"),
     # an extension into a variant that an earlier entry made
-    (MINI, {"extend": {"variant": "hin_Deva", "from": "eng_Latn", "parallel": [
-        "../sib200/flores-raw/nqo_Nkoo.dev", "../sib200/flores-raw/nqo_Nkoo.devtest"]}}, "variants[3].extend",
-     "aligned to eng_Latn (hin_Deva)"),
+    (MINI, [], [{"extend": {"variant": "hin_Deva", "from": "eng_Latn", "parallel": [
+        "../sib200/flores-raw/nqo_Nkoo.dev", "../sib200/flores-raw/nqo_Nkoo.devtest"]}}], "variants[3].extend",
+     "hin_Deva", "aligned to eng_Latn (hin_Deva)"),
     # a romanization into a variant that a dataset entry already gave
-    (MINI, {"dataset": "../export/sib_small", "only": ["hin_Latn"]}, "variants[4].romanize.from",
-     "dataset folder hin_Latn"),
+    (MINI, [], [{"dataset": "../export/sib_small", "only": ["hin_Latn"]}, {"romanize": {"from": "hin_Deva"}}],
+     "variants[4].romanize.from", "hin_Latn", "dataset folder hin_Latn"),
     # an assembly whose recipe's language a dataset entry before it already gave (the assembly is the second)
-    (EXAMPLES / "belebele-train-release.yaml", {"dataset": "../tests/data/sib200/annotated", "only": ["eng_Latn"]},
-     "variants[1].assemble", "dataset folder eng_Latn"),
+    (EXAMPLES / "belebele-train-release.yaml", [{"dataset": "../tests/data/sib200/annotated", "only": ["eng_Latn"]}],
+     [], "variants[1].assemble", "eng_Latn", "dataset folder eng_Latn"),
 ])
-def test_a_variant_made_twice_is_refused_naming_the_second_entry_and_the_first_maker(recipe, entry, field, first,
-                                                                                     tmp_path):
+def test_a_variant_made_twice_is_refused_naming_the_second_entry_and_the_first_maker(recipe, before, after, field,
+                                                                                     code, first, tmp_path):
     data = yaml.safe_load(recipe.read_text(encoding="utf-8"))
-    if "assemble" in str(field):
-        data["variants"].insert(0, entry)
-    else:
-        data["variants"].append(entry)
-    if "romanize" in field:
-        data["variants"].append({"romanize": {"from": "hin_Deva"}})
+    data["variants"] = before + data["variants"] + after
     with pytest.raises(RecipeError) as info:
         make_plan(release_from_dict(data, file=recipe), tmp_path / "out", jobs=1)
-    code = {"assemble": "eng_Latn", "romanize": "hin_Latn"}.get(field.split(".")[1], "hin_Deva")
     assert (info.value.field, info.value.file) == (field, str(recipe))
     assert info.value.message == f"variant {code} is made twice (first by {first})"
     assert not (tmp_path / "out").exists()

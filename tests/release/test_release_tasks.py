@@ -176,8 +176,8 @@ def test_the_release_never_drives_the_cli(field):
         assert field not in path.read_text(encoding="utf-8"), path
 
 
-def _romanize_stage(tmp_path: Path, folder: Path, entry: str, quiet: bool = True):
-    """The plan's romanize stage for ``entry`` (a flow mapping) over the dataset ``folder``."""
+def _romanize_plan(tmp_path: Path, folder: Path, entry: str, quiet: bool = True):
+    """The plan of a release of the dataset ``folder`` and a romanize ``entry`` (a flow mapping)."""
     recipe = _recipe(tmp_path, f"""version: 1
 name: rom
 pivot: {folder.name}
@@ -186,8 +186,12 @@ variants:
   - dataset: {folder}
   - romanize: {entry}
 """)
-    plan = make_plan(load_release_recipe(recipe), tmp_path / "rel", jobs=1, quiet=quiet)
-    (stage,) = [s for s in plan.stages if s.name.startswith("romanize-")]
+    return make_plan(load_release_recipe(recipe), tmp_path / "rel", jobs=1, quiet=quiet)
+
+
+def _romanize_stage(tmp_path: Path, folder: Path, entry: str, quiet: bool = True):
+    """The plan's romanize stage for ``entry`` over the dataset ``folder``."""
+    (stage,) = [s for s in _romanize_plan(tmp_path, folder, entry, quiet).stages if s.name.startswith("romanize-")]
     return stage
 
 
@@ -223,14 +227,6 @@ def test_a_romanized_multiple_choice_variant_is_multiple_choice(tmp_path):
     # the romanized copy has its source's kind: an mc release stays one kind of data
     folder = tmp_path / "data" / "hin_Deva"
     shutil.copytree(DATA / "qc" / "pivot" / "hin_Deva", folder)
-    recipe = _recipe(tmp_path, f"""version: 1
-name: rom
-pivot: hin_Deva
-license: CC-BY-4.0
-variants:
-  - dataset: {folder}
-  - romanize: {{from: hin_Deva}}
-""")
-    plan = make_plan(load_release_recipe(recipe), tmp_path / "rel", jobs=1, quiet=True)
+    plan = _romanize_plan(tmp_path, folder, "{from: hin_Deva}")
     assert plan.kind == "mc" and {v.kind for v in plan.variants.values()} == {"mc"}
     assert plan.variants["hin_Latn"].origin == "romanized from hin_Deva"
