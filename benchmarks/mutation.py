@@ -196,7 +196,11 @@ def read_ledger(ledger: Path) -> dict[str, dict]:
                                            "type_check_error_by_key": {}, "durations_by_key": {},
                                            "estimated_durations_by_key": {}})
 
-    for number, line in enumerate(ledger.read_text("utf-8").splitlines(), 1):
+    try:
+        text = ledger.read_text("utf-8")
+    except OSError as exc:
+        raise SystemExit(f"{ledger}: cannot read the ledger ({exc.strerror})") from None
+    for number, line in enumerate(text.splitlines(), 1):
         fields = line.split("\t")
         try:
             if line.startswith("#hash\t"):

@@ -114,3 +114,9 @@ def test_a_verdict_whose_function_has_no_hash_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="x_nearest_codes__mutmut_7 has no '#hash' row"):
         mutation.restore(tmp_path / "new", ledger)
     assert not (tmp_path / "new").exists()
+
+
+def test_a_missing_ledger_is_one_line_naming_it(tmp_path):
+    with pytest.raises(SystemExit, match=r"nope\.tsv: cannot read the ledger \(No such file or directory\)"):
+        mutation.restore(tmp_path / "new", tmp_path / "nope.tsv")
+    assert not (tmp_path / "new").exists()
