@@ -147,11 +147,12 @@ def _upper_tail(d: np.ndarray, s: float, rng: np.random.Generator, draws: int) -
     if chernoff < CHERNOFF:
         return chernoff, 0.0
     # inverse CDF: key_i > k where u_i exceeds the first k+1 tilted probabilities; the sum follows by steps
-    u = rng.random((draws, len(d)), dtype=np.float32)
-    cum = np.cumsum(q, axis=1)[:, :-1].astype(np.float32)
+    # in double precision: discrete features put much of the tilted mass exactly on ``s``, and single
+    # precision rounded those keys below it (the tail came out low by some 2.7 standard errors)
+    u = rng.random((draws, len(d)))
+    cum = np.cumsum(q, axis=1)[:, :-1]
     steps = np.diff(d, axis=1)
-    total = d[:, 0].sum() + sum((u > cum[:, j]).astype(np.float32) @ steps[:, j].astype(np.float32)
-                                for j in range(d.shape[1] - 1)).astype(float)
+    total = d[:, 0].sum() + sum((u > cum[:, j]) @ steps[:, j] for j in range(d.shape[1] - 1))
     # likelihood ratio of the uniform keys to the tilted ones: exp(K(t) - t * total), at most 1 where counted
     w = np.where(total >= s - 1e-12 * scale, np.exp(np.minimum(k - t * total, 50.0)), 0.0)
     return float(w.mean()), float(w.std() / np.sqrt(draws))

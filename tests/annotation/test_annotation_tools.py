@@ -274,3 +274,25 @@ def test_unrated_tasks_users_as_objects_and_a_changed_text(tmp_path):
     with pytest.raises(AnnotationError, match=r"changed.json, task 2 \(item 1\): item '1' has a different text "
                        r"than on task 1"):
         read_annotations(_ls_file(tmp_path, changed, "changed.json"))
+
+
+def test_a_label_studio_task_is_the_documented_layout_in_full():
+    """Every key of a task as Label Studio imports it: the text ("" where an item has none, never null),
+    the ratings, the tied candidates, one ``choices`` prediction scored to six places."""
+    from annotation.importer import from_judgements
+    from schemas.records import Judgement as J
+
+    ann = from_judgements([J("1", "a", "sports"), J("1", "b", "travel"), J("1", "c", "health"),
+                           J("2", "a", "sports"), J("2", "b", "travel")],
+                          labels=["health", "sports", "travel"], texts={"1": "Ein Spiel."})
+    tasks = label_studio_tasks(ann, decide(ann))
+    choice = {"from_name": "topic", "to_name": "text", "type": "choices"}
+    assert tasks == [
+        {"data": {"item_id": "1", "text": "Ein Spiel.", "ratings": "a: sports; b: travel; c: health",
+                  "candidates": "health, sports, travel"},
+         "predictions": [{"model_version": "sib200-vote", "score": 0.333333,
+                          "result": [{**choice, "value": {"choices": ["health"]}}]}]},
+        {"data": {"item_id": "2", "text": "", "ratings": "a: sports; b: travel", "candidates": "sports, travel"},
+         "predictions": [{"model_version": "sib200-vote", "score": 0.5,
+                          "result": [{**choice, "value": {"choices": ["sports"]}}]}]},
+    ]
