@@ -344,3 +344,26 @@ def test_co_assignments_count_ordered_pairs_of_annotators_in_the_order_asked():
     assert steps.co_assignments(ann, ["A"]) == [[6]]                    # a subset
     assert steps.co_assignments(ann, ["A", "C"]) is None                # a label the ratings do not have
     assert json.dumps(steps.co_assignments(ann, ["A", "B"])) == "[[6, 1], [1, 0]]"  # whole numbers in release.json
+
+
+def test_a_warning_of_a_variant_check_carries_the_records_its_variant_json_flagged(tmp_path):
+    from builder.release.plan import Variant
+
+    recipe = SimpleNamespace(name="demo", pretty_name=None, citation=None, pivot="eng_Latn")
+    plan = Plan(root=tmp_path, recipe=recipe)
+    plan.stages = [_stage(tmp_path, "extend-nqo_Nkoo", []), _stage(tmp_path, "qc", [])]
+    folder = tmp_path / "stages" / "extend-nqo_Nkoo" / "output" / "nqo_Nkoo"
+    folder.mkdir(parents=True)
+    plan.variants["nqo_Nkoo"] = Variant("nqo_Nkoo", folder, "extend")
+    (folder / "variant.json").write_text(json.dumps({"variant": "nqo_Nkoo", "checks": {
+        "length_outliers": {"status": "warning", "items": [{"index_id": 556, "z": -3.84}]},
+        "numbers": {"status": "passed", "items": [{"index_id": 1}]}}}), encoding="utf-8")
+    records = [("extend-nqo_Nkoo", {"facts": {"warnings": ["length_outliers: 1 flagged\n (see variant.json)",
+                                                          "numbers: fine"]}}),
+               ("qc", {"facts": {"warnings": ["length_outliers: a qc note"]}})]
+    assert findings.warnings(plan, records) == [
+        {"stage": "extend-nqo_Nkoo", "variant": "nqo_Nkoo", "message": "length_outliers: 1 flagged (see variant.json)",
+         "items": ["index_id 556 (z = -3.84)"]},
+        {"stage": "extend-nqo_Nkoo", "variant": "nqo_Nkoo", "message": "numbers: fine", "items": []},  # not a warning
+        {"stage": "qc", "variant": None, "message": "length_outliers: a qc note", "items": []},  # makes no variant
+    ]
