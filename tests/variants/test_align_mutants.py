@@ -239,3 +239,40 @@ def test_the_indel_penalty_is_what_one_break_costs_on_the_path():
     total = sum(costs.cost(i, j) if move == 0 else INDEL_PENALTY for move, i, j in path)
     aligned = sum(costs.cost(i, i) for i in range(70)) + sum(costs.cost(i, i + 1) for i in range(70, 199))
     assert total == pytest.approx(aligned + INDEL_PENALTY, rel=1e-12)
+
+
+def test_without_a_model_the_path_uses_the_model_fitted_on_the_file():
+    # no numbers: lengths alone place the missing line, and only a model of this file's ratio (1.3) places it
+    english = _english(200)
+    target = _translate(english)
+    missing = target[:70] + target[71:]
+    assert [s for s in align_path(missing, english, 200) if s[0]] == [(2, 70, 70)]
+    assert align_path(missing, english, 200) == align_path(missing, english, 200,
+                                                           model=fit_ratio_model(missing, english))
+    assert [s for s in align_path(missing, english, 200, model=RatioModel(0.0, 1.0, 0, 0)) if s[0]] != [(2, 70, 70)]
+
+
+def test_a_break_on_the_first_line_of_a_file():
+    english, target = _numbered()
+    extra = align_path(["v" * 80] + target, english, 200)  # a line before the first English one
+    assert extra[:2] == [(1, 0, 0), (0, 1, 0)] and len(extra) == 201
+    missing = align_path(target[1:], english, 200)  # the first English line has no translation
+    assert missing[:2] == [(2, 0, 0), (0, 0, 1)] and len(missing) == 200
+
+
+def test_a_band_as_wide_as_the_extra_lines_still_finds_the_path():
+    english, target = _numbered()
+    path = align_path(target + ["v" * 50] * 3, english, 200, band=3)  # the path ends on the band's edge
+    assert [s for s in path if s[0]] == [(1, 200, 200), (1, 201, 200), (1, 202, 200)]
+    assert align_path(target + ["v" * 50] * 3, english, 200, band=2) == []
+
+
+def test_a_path_that_reaches_either_edge_of_the_band_comes_back_from_it():
+    english, target = _numbered()
+    x = ["v" * 50] * 3
+    out_and_back = target[:50] + x + target[50:100] + target[103:]  # three extra lines, later three missing
+    assert [s for s in align_path(out_and_back, english, 200, band=3) if s[0]] == [
+        (1, 50, 50), (1, 51, 50), (1, 52, 50), (2, 103, 100), (2, 103, 101), (2, 103, 102)]
+    back_and_out = target[:50] + target[53:100] + x + target[100:]  # three missing, later three extra
+    assert [s for s in align_path(back_and_out, english, 200, band=3) if s[0]] == [
+        (2, 50, 50), (2, 50, 51), (2, 50, 52), (1, 97, 100), (1, 98, 100), (1, 99, 100)]
