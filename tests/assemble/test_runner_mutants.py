@@ -7,6 +7,7 @@ surrogate in a key, the store's bound, a chain with two ``source`` steps, the re
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from builder.filters import Ledger, StepContext, get_filter
@@ -97,3 +98,34 @@ def test_a_passage_whose_questions_are_apart_stops_the_assembly_naming_the_recor
         "f.json, #2: complete_options: the questions of passage p1 are not together (another passage comes "
         "between them); the streaming assembly needs a passage's questions one after another")
 
+
+
+def _digest(hi: int, lo: int) -> bytes:
+    """A 16-byte digest as the store splits it: two little-endian 64-bit halves."""
+    return hi.to_bytes(8, "little") + lo.to_bytes(8, "little")
+
+
+def test_the_sorted_arrays_tell_apart_digests_that_differ_in_their_last_bit_only(monkeypatch):
+    """Halves held as 64-bit integers: as floats (53 bits), 2**63 + 1 and 2**63 + 2 are one number."""
+    monkeypatch.setattr(SeenStore, "RECENT", 2)
+    top = 2 ** 63
+    store = SeenStore()
+    table = store.table("demo")
+    assert store.add(table, {_digest(5, top + 1): "a", _digest(top + 1, 5): "b"}) == {}  # merged
+    assert len(table["hi"]) == 2
+    assert store.add(table, {_digest(5, top + 2): "c", _digest(top + 2, 5): "d"}) == {}  # same but the last bit
+    assert store.add(table, {_digest(5, top + 1): "e", _digest(top + 2, 5): "f"}) == {_digest(5, top + 1): "a",
+                                                                                    _digest(top + 2, 5): "d"}
+
+
+def test_every_digest_merged_into_the_sorted_arrays_is_found_again(monkeypatch):
+    monkeypatch.setattr(SeenStore, "RECENT", 8)
+    rng = np.random.default_rng(0)
+    digests = [bytes(rng.integers(0, 256, 16, dtype=np.uint8)) for _ in range(200)]
+    digests += [d[:8] + bytes(8) for d in digests[:20]]  # hi halves met twice, with another lo
+    store = SeenStore()
+    table = store.table("demo")
+    for k, d in enumerate(digests):
+        assert store.add(table, {d: f"#{k}"}) == {}
+    assert len(table["recent"]) < 8
+    assert store.add(table, {d: "again" for d in digests}) == {d: f"#{k}" for k, d in enumerate(digests)}
