@@ -86,11 +86,16 @@ class Plan:
         self.stages.append(st)
         return st
 
-    def add_variant(self, v: Variant, where: str) -> None:
-        if v.code in self.variants:
-            raise RecipeError(f"variant {v.code} is made twice (first by {self.variants[v.code].origin})",
+    def unmade(self, code: str, where: str) -> str:
+        """``code``, which no earlier entry makes: an entry asks before it names its stages after the variant,
+        so that the second maker is refused naming its own key."""
+        if code in self.variants:
+            raise RecipeError(f"variant {code} is made twice (first by {self.variants[code].origin})",
                               file=self.recipe.file, field=where)
-        self.variants[v.code] = v
+        return code
+
+    def add_variant(self, v: Variant, where: str) -> None:
+        self.variants[self.unmade(v.code, where)] = v
 
     def need(self, code: str, where: str) -> Variant:
         if code not in self.variants:
@@ -158,7 +163,7 @@ def _annotation(plan: Plan, src: AnnotationEntry) -> None:
     from builder.tasks import annotate as t
 
     r, report = plan.recipe, plan.reporter()
-    v, fmt = src.variant, src.format
+    v, fmt = plan.unmade(src.variant, src.where), src.format
     decisions = None
     if src.judgements is not None:
         judged = {"annotations": src.judgements, "labels": src.labels, "format": fmt}
@@ -197,6 +202,7 @@ def _assemble(plan: Plan, src: AssembleEntry) -> None:
     from ..recipe import load_recipe
 
     recipe = load_recipe(src.recipe)
+    plan.unmade(recipe.language, src.where)
     seed = src.seed
     report = plan.reporter()
 
@@ -222,6 +228,7 @@ def _dataset_source(plan: Plan, src: DatasetEntry) -> None:
         folder, kind = found[code]
         if src.align == "pivot":
             pivot = plan.need(plan.recipe.pivot, f"{src.where}.align")
+            plan.unmade(code, src.where)
             st = plan.stage(f"align-{code}", {"pivot": pivot.folder, "variant": folder}, {"variant": code},
                             steps.align_to_pivot(pivot.folder, folder, code), parallel=True)
             plan.add_variant(Variant(code, st.output / code, f"aligned to {pivot.code} ({folder.name})", kind=kind),
@@ -233,7 +240,7 @@ def _dataset_source(plan: Plan, src: DatasetEntry) -> None:
 def _extend(plan: Plan, src: ExtendEntry) -> None:
     report, root, outside = plan.reporter(), plan.root, plan.recipe_dir
     base = plan.need(src.source, f"{src.where}.from")
-    v = src.variant
+    v = plan.unmade(src.variant, src.where)
     inputs: dict = {"source": base.folder, "translations": src.translations, "config": src.config}
     for i, p in enumerate(src.parallel):
         inputs[f"parallel[{i}]"] = p
@@ -256,7 +263,7 @@ def _extend(plan: Plan, src: ExtendEntry) -> None:
 def _romanize(plan: Plan, src: RomanizeEntry) -> None:
     report, root, outside = plan.reporter(), plan.root, plan.recipe_dir
     base = plan.need(src.source, src.from_key)
-    v = f"{variant_language(base.code)}_Latn"
+    v = plan.unmade(f"{variant_language(base.code)}_Latn", src.from_key)
     fallback = plan.recipe.license
 
     def romanize(output: Path) -> dict:

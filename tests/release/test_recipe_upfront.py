@@ -140,6 +140,17 @@ def test_a_baseline_of_the_other_kind_is_refused_when_the_plan_knows_the_kind(mi
     # a romanization into a variant that a dataset entry already gave
     (MINI, [], [{"dataset": "../export/sib_small", "only": ["hin_Latn"]}, {"romanize": {"from": "hin_Deva"}}],
      "variants[4].romanize.from", "hin_Latn", "dataset folder hin_Latn"),
+    # the same entry twice, whose stages would have the same name: refused at the second, not at its stage
+    (MINI, [], [{"romanize": {"from": "hin_Deva"}}, {"romanize": {"from": "hin_Deva"}}],
+     "variants[4].romanize.from", "hin_Latn", "romanized from hin_Deva"),
+    (MINI, [], [{"extend": {"variant": "nqo_Nkoo", "from": "eng_Latn", "parallel": [
+        "../sib200/flores-raw/nqo_Nkoo.dev", "../sib200/flores-raw/nqo_Nkoo.devtest"]}}], "variants[3].extend",
+     "nqo_Nkoo", "projected from eng_Latn"),
+    (MINI, [], [{"dataset": "../sib200/annotated", "only": ["hin_Deva"], "align": "pivot"}], "variants[3].dataset",
+     "hin_Deva", "aligned to eng_Latn (hin_Deva)"),
+    (MINI, [], [{"annotation": {"variant": "eng_Latn", "labelled": "../sib200/eng_14",
+                                "curation": "../../../examples/sib200-curation.yaml"}}], "variants[3].annotation",
+     "eng_Latn", "annotation (curated and split)"),
     # an assembly whose recipe's language a dataset entry before it already gave (the assembly is the second)
     (EXAMPLES / "belebele-train-release.yaml", [{"dataset": "../tests/data/sib200/annotated", "only": ["eng_Latn"]}],
      [], "variants[1].assemble", "eng_Latn", "dataset folder eng_Latn"),
