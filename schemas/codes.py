@@ -53,6 +53,8 @@ SPECIAL_SCRIPTS = frozenset({"Zinh", "Zmth", "Zsye", "Zsym", "Zxxx", "Zyyy", "Zz
 N_SUGGESTIONS = 5
 
 _LOCAL_USE = regex.compile(r"^q[a-t][a-z]\Z")  # ISO 639-3 qaa-qtz, reserved for local use
+#: ISO 15924 Qaaa-Qabx, reserved for private use (pycountry lists only the two ends of the range)
+_PRIVATE_SCRIPT = regex.compile(r"^Qa(?:a[a-z]|b[a-x])\Z")
 _LOOSE = regex.compile(r"^([A-Za-z]{3})[-_ ]([A-Za-z]{4})\Z")
 
 
@@ -218,7 +220,7 @@ def _unknown(code: str) -> str:
     bad_lang, bad_script = not is_known_language(lang), not is_known_script(script)
     if bad_lang and lang in SPECIAL_LANGUAGES:
         return f"language code {lang!r} in {code!r} is an ISO 639-3 special code that names no language"
-    if bad_script and script in SPECIAL_SCRIPTS:
+    if bad_script and (script in SPECIAL_SCRIPTS or _PRIVATE_SCRIPT.match(script)):
         return f"script code {script!r} in {code!r} is an ISO 15924 special code that names no writing system"
     if bad_lang and bad_script:
         return f"unknown language code {lang!r} and script code {script!r} in {code!r}"

@@ -53,8 +53,14 @@ def test_every_special_script_code_is_refused(script):
     assert not is_known_script(script) and not is_known_variant_code(code)
     with pytest.raises(SchemaError) as err:
         validate_variant_code(code, field="variant")
-    if script in SPECIAL or script in ("Qaaa", "Qabx"):  # the ones pycountry lists: named as special
-        assert f"script code {script!r} in {code!r} is an ISO 15924 special code" in str(err.value)
+    assert f"script code {script!r} in {code!r} is an ISO 15924 special code" in str(err.value)
+
+
+@pytest.mark.parametrize("script", ["Qaby", "Qabz", "Qaca", "QAaa", "Qaa", "Qaaaa"])
+def test_a_code_beside_the_private_use_range_is_an_unknown_script(script):
+    with pytest.raises(SchemaError) as err:
+        validate_variant_code(f"eng_{script}")
+    assert "special code" not in str(err.value)
 
 
 @pytest.mark.parametrize("lang", ["mis", "mul", "und", "zxx"])
