@@ -358,12 +358,44 @@ def test_a_warning_of_a_variant_check_carries_the_records_its_variant_json_flagg
     (folder / "variant.json").write_text(json.dumps({"variant": "nqo_Nkoo", "checks": {
         "length_outliers": {"status": "warning", "items": [{"index_id": 556, "z": -3.84}]},
         "numbers": {"status": "passed", "items": [{"index_id": 1}]}}}), encoding="utf-8")
+    plan.stages.append(_stage(tmp_path, "extend-yor_Latn", []))  # a variant folder without variant.json
+    plan.variants["yor_Latn"] = Variant("yor_Latn", tmp_path / "stages" / "extend-yor_Latn" / "output" / "yor_Latn",
+                                        "extend")
     records = [("extend-nqo_Nkoo", {"facts": {"warnings": ["length_outliers: 1 flagged\n (see variant.json)",
                                                           "numbers: fine"]}}),
+               ("extend-yor_Latn", {"facts": {"warnings": ["length_outliers: 2 flagged"]}}),
                ("qc", {"facts": {"warnings": ["length_outliers: a qc note"]}})]
     assert findings.warnings(plan, records) == [
         {"stage": "extend-nqo_Nkoo", "variant": "nqo_Nkoo", "message": "length_outliers: 1 flagged (see variant.json)",
          "items": ["index_id 556 (z = -3.84)"]},
         {"stage": "extend-nqo_Nkoo", "variant": "nqo_Nkoo", "message": "numbers: fine", "items": []},  # not a warning
+        {"stage": "extend-yor_Latn", "variant": "yor_Latn", "message": "length_outliers: 2 flagged", "items": []},
         {"stage": "qc", "variant": None, "message": "length_outliers: a qc note", "items": []},  # makes no variant
     ]
+
+
+@pytest.mark.parametrize("item, text", [
+    ({"index_id": 556, "z": -3.84}, "index_id 556 (z = -3.84)"),
+    ({"ids": "3, 9", "line": 4, "score": 0.91, "z": 2.5}, "ids 3, 9, line 4 (z = 2.5, score = 0.91)"),
+    ({"index_id": 7}, "index_id 7"),
+    ({"score": 0.5}, "score = 0.5"),
+    ({"z": 1.0, "score": 0.5}, "z = 1.0, score = 0.5"),
+    ({}, ""),
+    ("index_id 12", "index_id 12"),
+    (12, "12"),
+])
+def test_a_flagged_record_reads_as_its_fields_then_its_scores(item, text):
+    assert findings._item_text(item) == text
+
+
+def test_the_extend_stage_records_its_inputs_by_name():
+    from builder.release.plan import make_plan
+    from builder.release.recipe import load_release_recipe
+
+    root = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = make_plan(load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml"), Path(tmp),
+                         jobs=1, quiet=True)
+    extend = next(st for st in plan.stages if st.name == "extend-nqo_Nkoo")
+    assert sorted(extend.inputs) == ["parallel[0]", "parallel[1]", "source"]  # no translations nor config given
+    assert extend.inputs["source"] == plan.variants["eng_Latn"].folder
