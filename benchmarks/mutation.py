@@ -216,9 +216,21 @@ def read_ledger(ledger: Path) -> dict[str, dict]:
     return modules
 
 
-def restore(root: Path, ledger: Path) -> int:
-    """The ledger's verdicts as ``.meta`` files in ``root``, before mutmut generates the mutants again."""
+def restore(root: Path, ledger: Path, rerun: tuple[str, ...] = ()) -> int:
+    """The ledger's verdicts as ``.meta`` files in ``root``, before mutmut generates the mutants again.
+
+    A survivor whose name matches one of the ``rerun`` patterns (fnmatch) is left out, so that mutmut runs
+    it again: mutmut keeps a verdict while its function is unchanged, and cannot see a test written since.
+    """
+    import fnmatch
+
     modules = read_ledger(ledger)
+    again = 0
+    for meta in modules.values():
+        for name in [n for n, code in meta["exit_code_by_key"].items()
+                     if code == 0 and any(fnmatch.fnmatchcase(n, p) for p in rerun)]:
+            del meta["exit_code_by_key"][name], meta["durations_by_key"][name]
+            again += 1
     present = [m for m in modules if (root / m).exists() or (root / (m + ".meta")).exists()]
     if present:
         raise SystemExit(f"{root}: already holds {present[0]} (and {len(present) - 1} more); restore into a "
@@ -233,7 +245,8 @@ def restore(root: Path, ledger: Path) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(meta, indent=4), "utf-8")
     print(f"{sum(len(m['exit_code_by_key']) for m in modules.values()):,} verdicts of {len(modules)} modules "
-          f"restored into {root}; `mutmut run` keeps those whose function is unchanged")
+          f"restored into {root}; `mutmut run` keeps those whose function is unchanged"
+          + (f" ({again:,} survivors left out to run again)" if rerun else ""))
     return 0
 
 
@@ -293,6 +306,10 @@ def main(argv=None) -> int:
     for name, text in (("save", "the decided verdicts to the ledger"), ("restore", "the ledger into mutants/")):
         sub.add_parser(name, help=text).add_argument("--ledger", type=Path, default=LEDGER,
                                                      help=f"the ledger (default: {LEDGER})")
+    sub.choices["restore"].add_argument(
+        "--rerun-survivors", metavar="PATTERN", action="append", default=[],
+        help="leave out the survivors whose name matches this fnmatch pattern, to run them again against tests "
+             "written since (repeatable; '*' for every survivor)")
     go = sub.add_parser("run", help="mutmut run, with the work-arounds")
     go.add_argument("mutmut_args", nargs=argparse.REMAINDER, help="passed to mutmut run (e.g. --max-children 2)")
     args, rest = ap.parse_known_args(argv)
@@ -301,7 +318,7 @@ def main(argv=None) -> int:
     if rest:
         ap.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "restore":
-        return restore(args.mutants, args.ledger)
+        return restore(args.mutants, args.ledger, tuple(args.rerun_survivors))
     if args.command == "save":
         return save(args.mutants, args.ledger)
     if not (args.mutants / "mutmut-stats.json").is_file():

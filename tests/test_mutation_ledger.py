@@ -128,3 +128,18 @@ def test_a_missing_ledger_is_one_line_naming_it(tmp_path):
     with pytest.raises(SystemExit, match=r"nope\.tsv: cannot read the ledger \(No such file or directory\)"):
         mutation.restore(tmp_path / "new", tmp_path / "nope.tsv")
     assert not (tmp_path / "new").exists()
+
+
+def test_a_restore_can_leave_out_the_survivors_of_the_functions_given_so_they_run_again(tmp_path, capsys):
+    write_metas(tmp_path / "old", META)
+    ledger = tmp_path / "run.tsv"
+    mutation.save(tmp_path / "old", ledger)
+    assert mutation.main(["--mutants", str(tmp_path / "new"), "restore", "--ledger", str(ledger),
+                          "--rerun-survivors", "*.x_plan__*"]) == 0
+    assert "(1 survivors left out to run again)" in capsys.readouterr().out
+    back = json.loads((tmp_path / "new" / "builder/release/plan.py.meta").read_text("utf-8"))
+    # the survivor of x_plan goes; its killed sibling, the other function's verdict and every hash stay
+    assert back["exit_code_by_key"] == {"builder.release.plan.x_plan__mutmut_1": 1,
+                                        "builder.release.plan.xǁPlanǁkeys__mutmut_1": 33}
+    assert "builder.release.plan.x_plan__mutmut_2" not in back["durations_by_key"]
+    assert back["hash_by_function_name"] == META["builder/release/plan.py"]["hash_by_function_name"]
