@@ -91,3 +91,16 @@ def test_a_report_of_one_item():
     rep = agreement_report(_ann([[0, 1]]), n_resamples=20)
     assert (rep["n_items"], rep["ratings_per_item"]) == (1, {"min": 2, "max": 2, "mean": 2.0})
     assert rep["per_category_measure"] == "fleiss_kappa_one_vs_rest"
+
+
+def test_where_fleiss_kappa_is_undefined_its_observed_and_expected_agreement_are_not_reported():
+    """All ratings in one label: Fleiss' kappa is 0/0, and its parts (1.0 and 1.0 from the pair counts) are
+    withheld with it, while Krippendorff's and Gwet's parts, defined there, are given."""
+    from annotation.importer import from_judgements
+    from schemas.records import Judgement as J
+
+    ann = from_judgements([J(str(i), a, "x") for i in range(5) for a in "ab"], labels=["x", "y"])
+    rep = agreement_report(ann, n_resamples=20)
+    assert rep["fleiss_kappa"] is None
+    assert rep["observed_agreement"] == {"fleiss_kappa": None, "krippendorff_alpha": 1.0, "gwet_ac1": 1.0}
+    assert rep["expected_agreement"] == {"fleiss_kappa": None, "krippendorff_alpha": 1.0, "gwet_ac1": 0.0}

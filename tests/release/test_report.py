@@ -485,3 +485,23 @@ def test_the_license_cell_of_a_variant(licenses, html):
     from builder.release.report import _licenses
 
     assert _licenses(licenses) == html
+
+
+def test_the_accuracy_groups_are_by_script_and_how_a_variant_was_made_best_median_first():
+    from builder.release.report import _groups
+
+    def v(code, script, acc, derived=None):
+        return {"variant": code, "script": script, "derived": derived,
+                "baselines": [{"baseline": "char_linear", "accuracy": acc}, {"baseline": "majority", "accuracy": 0.25}]}
+
+    rom = {"method": "romanization", "from": "hin_Deva"}
+    variants = [v("xxx_Zzzz", "Zzzz", None),  # not scored: left out, and the variants after it still counted
+                v("hin_Deva", "Deva", 0.7), v("mar_Deva", "Deva", 0.5), v("eng_Latn", "Latn", 0.8),
+                v("qaa_Unkn", None, 0.4), v("hin_Latn", "Latn", 0.6, rom), v("zzz_Latn", None, 0.3, rom)]
+    assert _groups(variants, "char_linear") == [
+        {"label": "Latn", "derived": False, "values": [0.8]},
+        {"label": "Deva", "derived": False, "values": [0.7, 0.5]},
+        {"label": "?", "derived": False, "values": [0.4]},
+        {"label": "Latn, romanized", "derived": True, "values": [0.6]},
+        {"label": "?, romanized", "derived": True, "values": [0.3]},
+    ]

@@ -19,6 +19,8 @@ import string
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from builder.release.report import render_report
 from builder.release.summary import failing_items
 
@@ -290,3 +292,26 @@ def test_failing_items_read_what_leakage_and_duplicates_write():
     # a text of 1,000 characters is cut to 160 in release.json (and to 90 on the page)
     long = {"variant": "x", "check": "c", "items": [{"ids": ["a"], "texts": ["w " * 500]}]}
     assert len(failing_items(long)[0]["texts"][0]) == 160
+
+
+@pytest.mark.parametrize("check, items", [
+    # one id and one text under their singular keys; the ids that are no id dropped; a near pair's Jaccard to 4
+    ({"items": [{"id": 7, "text": "A  cat."}]}, [{"ids": ["7"], "texts": ["A cat."]}]),
+    ({"items": [{"ids": [1, None, {"a": 1}, [2], "x"], "texts": ["t", 3]}]}, [{"ids": ["1", "x"], "texts": ["t"]}]),
+    ({"near_pairs": [{"ids": ["a", "b"], "texts": ["t"], "jaccard": 0.912345}]},
+     [{"ids": ["a", "b"], "texts": ["t"], "jaccard": 0.9123}]),
+    ({"near_pairs": [{"ids": ["a"], "jaccard": True}]}, [{"ids": ["a"], "texts": []}]),  # a flag is no Jaccard
+    # a value that names nothing is passed over, and the values after it are still read
+    ({"items": [{"ids": []}, 5, {"ids": ["a"]}]}, [{"ids": ["a"], "texts": []}]),
+    # a group named twice is one, with the texts of the second; the groups after it are still read
+    ({"items": [{"ids": ["a"]}, {"ids": ["a"], "texts": ["t"]}, {"ids": ["b"]}]},
+     [{"ids": ["a"], "texts": ["t"]}, {"ids": ["b"], "texts": []}]),
+    # a bare text already named with its ids is not named again; another bare text is
+    ({"items": [{"ids": ["a"], "texts": ["t"]}], "examples": ["t", "u"]},
+     [{"ids": ["a"], "texts": ["t"]}, {"ids": [], "texts": ["u"]}]),
+    # a group with ids is kept though its text was named before: only bare texts are folded
+    ({"items": [{"ids": ["a"], "texts": ["t"]}, {"ids": ["b"], "texts": ["t"]}]},
+     [{"ids": ["a"], "texts": ["t"]}, {"ids": ["b"], "texts": ["t"]}]),
+])
+def test_failing_items_in_every_shape_a_check_names_its_records(check, items):
+    assert failing_items(check) == items
