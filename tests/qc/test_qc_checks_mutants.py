@@ -276,3 +276,10 @@ def test_the_report_passes_unless_a_gated_result_fails():
     assert report.passed and report.failures == []
     report = QCReport([ok, warn, bad], ["v"], "topic", {})
     assert not report.passed and report.failures == [bad]
+
+
+def test_why_the_chi_square_is_undefined_names_every_empty_split_and_four_unused_labels():
+    two_empty = pd.DataFrame({"dev": [0, 0], "test": [0, 0], "train": [2, 1]}, index=["a", "b"])
+    assert label_distribution.chi2_undefined(two_empty) == "split 'dev', 'test' has no rows"
+    unused = pd.DataFrame({"test": [1, 0, 0, 0, 0, 0], "train": [2, 0, 0, 0, 0, 0]}, index=list("abcdef"))
+    assert label_distribution.chi2_undefined(unused) == "label 'b', 'c', 'd', 'e' is in no split"

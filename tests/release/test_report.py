@@ -505,3 +505,11 @@ def test_the_accuracy_groups_are_by_script_and_how_a_variant_was_made_best_media
         {"label": "Latn, romanized", "derived": True, "values": [0.6]},
         {"label": "?, romanized", "derived": True, "values": [0.3]},
     ]
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("a" * 10, "a" * 10), ("a" * 11, "a" * 9 + "\u2026"), ("a  b\n c", "a b c"), ("a" * 9, "a" * 9)])
+def test_a_text_is_shown_whole_up_to_the_limit_and_cut_with_an_ellipsis_past_it(text, shown):
+    from builder.release.report import _shorten
+
+    assert _shorten(text, 10) == shown and len(_shorten(text, 10)) <= 10
