@@ -309,3 +309,13 @@ def test_the_assemble_stage_records_its_recipe_sources_and_seed_and_runs_the_ass
     assert (o.recipe, o.out, o.on_error, o.seed, o.jobs) == (recipe, tmp_path / "o", "raise", seed, 3)
     assert seen["report"] is not QUIET  # the release's reporter (stderr lines), not a silent default
     assert facts == {"drops": [], "warnings": []}
+
+
+@pytest.mark.parametrize("at, made", [(0, "none yet"), (1, "eng_Latn"), (2, "eng_Latn, nqo_Nkoo")])
+def test_an_entry_that_uses_a_variant_no_earlier_entry_makes_names_those_made_so_far(at, made, tmp_path):
+    data = yaml.safe_load(MINI.read_text(encoding="utf-8"))
+    data["variants"].insert(at, {"romanize": {"from": "hin_Deva"}})
+    with pytest.raises(RecipeError) as info:
+        make_plan(release_from_dict(data, file=MINI), tmp_path / "out", jobs=1)
+    assert (info.value.field, info.value.file) == (f"variants[{at}].romanize.from", str(MINI))
+    assert info.value.message == f"variant hin_Deva is not made by an earlier entry (made so far: {made})"

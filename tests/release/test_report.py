@@ -513,3 +513,20 @@ def test_a_text_is_shown_whole_up_to_the_limit_and_cut_with_an_ellipsis_past_it(
     from builder.release.report import _shorten
 
     assert _shorten(text, 10) == shown and len(_shorten(text, 10)) <= 10
+
+
+def test_the_records_of_a_failing_check_are_its_ids_a_text_or_two_and_how_many_more():
+    from builder.release.report import _records_cell
+
+    same = {"ids": ["train:1", "test:9"], "texts": ["A cat.", "A  cat."]}  # one text, however often given
+    near = {"ids": ["a", "b"], "texts": ["x" * 60, "y" * 60], "jaccard": 0.9149}  # both, each half as long
+    three = {"texts": ["p", "q", "r"], "jaccard": True}  # no ids; two texts of three; a flag is no Jaccard
+    cell = _records_cell([same, near, three])
+    assert cell == ('<ul class="items">'
+                    '<li><code>train:1</code> = <code>test:9</code> <q>A cat.</q></li>'
+                    '<li><code>a</code> = <code>b</code> <span class="small">(Jaccard 0.91)</span> '
+                    f'<q>{"x" * 44}\u2026</q> / <q>{"y" * 44}\u2026</q></li>'
+                    '<li><span class=warn>no ids</span> <q>p</q> / <q>q</q></li></ul>')
+    assert _records_cell([{"texts": []}]) == '<ul class="items"><li><span class=warn>no ids</span></li></ul>'
+    assert _records_cell([same] * 4).endswith('<li class="small">and 1 more in the QC report</li></ul>')
+    assert "more in the QC report" not in _records_cell([same] * 3)
