@@ -881,3 +881,9 @@ def test_duplicates_name_three_groups_and_split_ids_at_the_first_colon():
     rows[0]["passage_id"], rows[1]["passage_id"] = "a:1", "a:2"
     passages, _ = duplicates.run(_data("eng_Latn", "mc", test=rows), DUP)
     assert passages.extra["exact"] == 1 and passages.extra["exact_examples"] == [["test:a:1", "test:a:2"]]
+
+
+def test_a_report_row_text_is_whole_up_to_its_width_and_cut_with_an_ellipsis_past_it():
+    assert duplicates.shorten("a" * 60) == "a" * 60
+    assert duplicates.shorten("a" * 61) == "a" * 59 + "\u2026"
+    assert duplicates.shorten("a  b\n c", 4) == "a b\u2026"

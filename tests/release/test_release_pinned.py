@@ -28,6 +28,7 @@ from builder.release.stages import STAGE_JSON, Stage
 from builder.release.summary import build_summary, write_summary
 from schemas.errors import AlignmentError, SchemaError, UsageError
 from schemas.io import read_sib_tsv, sib_tsv_text
+from schemas.ledger import DropRow
 from schemas.runtime.outputs import MARKER
 from schemas.variant import VariantInfo
 
@@ -399,3 +400,54 @@ def test_the_extend_stage_records_its_inputs_by_name():
     extend = next(st for st in plan.stages if st.name == "extend-nqo_Nkoo")
     assert sorted(extend.inputs) == ["parallel[0]", "parallel[1]", "source"]  # no translations nor config given
     assert extend.inputs["source"] == plan.variants["eng_Latn"].folder
+
+
+def test_the_credit_a_recipe_gives_fills_only_what_a_variant_lacks():
+    from builder.release.steps import _fill_credit
+
+    new = _fill_credit(None, "hin_Deva", "topic", {"license": "CC-BY-4.0", "source_name": "SIB-200", "citation": None})
+    assert new.to_dict() == {"variant": "hin_Deva", "kind": "topic", "source_name": "SIB-200",
+                             "license": "CC-BY-4.0", "license_from": "release recipe"}
+    # no license given: no license_from either
+    assert _fill_credit(None, "yor_Latn", "mc", {"source_name": "Belebele"}).to_dict() == {
+        "variant": "yor_Latn", "kind": "mc", "source_name": "Belebele"}
+    declared = VariantInfo.from_dict({"variant": "hin_Latn", "kind": "topic", "license": "MIT",
+                                      "method": "romanization"})
+    assert _fill_credit(declared, "hin_Latn", "topic", {"license": "CC-BY-4.0", "citation": "C."}).to_dict() == {
+        "variant": "hin_Latn", "kind": "topic", "license": "MIT", "method": "romanization", "citation": "C."}
+
+
+def test_a_variant_copied_into_the_release_keeps_its_splits_and_records_how_it_was_made(tmp_path):
+    import pandas as pd
+
+    from builder.release.steps import _copy_variant
+
+    src = tmp_path / "assembled"
+    src.mkdir()
+    for split in ("train", "dev"):
+        pd.DataFrame({"question": ["Q?"]}).to_parquet(src / f"{split}.parquet")
+        (src / f"{split}.tsv").write_text("question\nQ?\n", encoding="utf-8")
+    (src / "test.jsonl").write_text('{"question": "Q?"}\n', encoding="utf-8")  # no Parquet file of its own
+    out = tmp_path / "deep" / "er" / "eng_Latn"  # its parents are made too
+    _copy_variant(src, out, "eng_Latn", "mc", {"license": "MIT"}, assembled=True, method="assembly")
+    assert sorted(p.name for p in out.iterdir()) == ["dev.parquet", "train.parquet", "variant.json"]
+    info = json.loads((out / "variant.json").read_text(encoding="utf-8"))
+    assert (info["method"], info["kind"], info["license"]) == ("assembly", "mc", "MIT")
+    # a variant folder (not assembled): TSV first; no method given keeps the one variant.json declares
+    VariantInfo.from_dict({"variant": "hin_Latn", "kind": "topic", "method": "romanization"}).write(src)
+    _copy_variant(src, tmp_path / "v" / "hin_Latn", "hin_Latn", "topic", {})
+    got = tmp_path / "v" / "hin_Latn"
+    assert sorted(p.name for p in got.iterdir()) == ["dev.tsv", "test.jsonl", "train.tsv", "variant.json"]
+    assert json.loads((got / "variant.json").read_text(encoding="utf-8"))["method"] == "romanization"
+
+
+def test_a_stage_records_its_tasks_drops_and_warnings_and_passes_its_lines_to_the_reporter():
+    from builder.release.plan import _facts
+
+    said = []
+    result = SimpleNamespace(lines=["wrote x"], notes=["note: y"], warnings=["w"],
+                             drops=[DropRow(source="eng_Latn", reason="empty", count=2, split="train")])
+    facts = _facts(SimpleNamespace(info=said.append), result, matrix=[[1]])
+    assert said == ["wrote x", "note: y"]
+    assert facts == {"drops": [{"source": "eng_Latn", "reason": "empty", "count": 2, "split": "train"}],
+                     "warnings": ["w"], "matrix": [[1]]}

@@ -530,3 +530,21 @@ def test_the_records_of_a_failing_check_are_its_ids_a_text_or_two_and_how_many_m
     assert _records_cell([{"texts": []}]) == '<ul class="items"><li><span class=warn>no ids</span></li></ul>'
     assert _records_cell([same] * 4).endswith('<li class="small">and 1 more in the QC report</li></ul>')
     assert "more in the QC report" not in _records_cell([same] * 3)
+
+
+@pytest.mark.parametrize("agreement, text", [
+    ({"items": 1, "annotators": 0}, "Measured on 1 item: the items the released variant was made from."),
+    ({"items": 12, "annotators": 3, "judgements": "sib_small_long.csv"},
+     "Measured on 12 items judged by 3 annotators (sib_small_long.csv): the items the released variant was made "
+     "from."),
+    ({"items": 2, "sample": True, "variant": "eng_Latn"},
+     "Measured on a 2-item sample: 2 items, not the dataset's own items. Read the figures as the agreement of that "
+     "sample."),
+    ({"items": 12, "annotators": 4, "sample": True, "variant": "eng_Latn", "released_rows": 701},
+     "Measured on a 12-item sample: 12 items judged by 4 annotators, not the dataset's own items; the released "
+     "eng_Latn has 701 rows. Read the figures as the agreement of that sample."),
+])
+def test_the_agreement_says_what_it_was_measured_on(agreement, text):
+    from builder.release.report import _measured_on
+
+    assert _measured_on(agreement) == text
