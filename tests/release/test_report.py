@@ -548,3 +548,16 @@ def test_the_agreement_says_what_it_was_measured_on(agreement, text):
     from builder.release.report import _measured_on
 
     assert _measured_on(agreement) == text
+
+
+@pytest.mark.parametrize("score, cell", [
+    ({"accuracy": 0.725, "ci_low": 0.6, "ci_high": 0.8, "n": 204},
+     ('72.5% <span class="ci">[60.0, 80.0] n = 204</span>', "0.725")),
+    ({"accuracy": 0.725, "ci_low": 0.6, "ci_high": None}, ("72.5%", "0.725")),  # half an interval is none
+    ({"accuracy": 0.725, "ci_low": None, "ci_high": 0.8, "n": None}, ("72.5%", "0.725")),
+    ({"accuracy": None}, ("\u2013", "")), (None, ("\u2013", "")),
+])
+def test_an_accuracy_cell_is_the_score_its_interval_and_its_count_where_known(score, cell):
+    from builder.release.report import _accuracy_cell
+
+    assert _accuracy_cell(score) == cell
