@@ -451,3 +451,60 @@ def test_a_stage_records_its_tasks_drops_and_warnings_and_passes_its_lines_to_th
     assert said == ["wrote x", "note: y"]
     assert facts == {"drops": [{"source": "eng_Latn", "reason": "empty", "count": 2, "split": "train"}],
                      "warnings": ["w"], "matrix": [[1]]}
+
+
+def test_the_extend_stage_passes_every_option_of_its_entry_to_the_task(tmp_path, monkeypatch):
+    """The stage names each input and option of its recipe entry, and its task gets each of them (in
+    process: the whole-release tests run the task in a subprocess, where a dropped option goes unseen
+    when the mini recipe does not set it)."""
+    import dataclasses
+
+    from builder.release.plan import make_plan
+    from builder.release.recipe import load_release_recipe
+    from builder.tasks import variants as t
+    from builder.tasks.base import TaskResult
+    from schemas.runtime.provenance import recorded_path
+
+    root = Path(__file__).resolve().parents[2]
+    recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
+    entry = recipe.variants[1]
+    given = dict(translations=tmp_path / "translations.jsonl", config=tmp_path / "checks.yaml",
+                 expected_lines=(997, 1012), license="CC-BY-4.0")
+    recipe = dataclasses.replace(recipe, variants=(recipe.variants[0], dataclasses.replace(entry, **given),
+                                                   *recipe.variants[2:]))
+    plan = make_plan(recipe, tmp_path / "rel", jobs=1, quiet=True)
+    extend = next(st for st in plan.stages if st.name == "extend-nqo_Nkoo")
+    assert sorted(extend.inputs) == ["config", "parallel[0]", "parallel[1]", "source", "translations"]
+    assert extend.inputs["translations"] == given["translations"] and extend.inputs["config"] == given["config"]
+    assert extend.options == {"variant": "nqo_Nkoo", "expected_lines": [997, 1012], "license": "CC-BY-4.0"}
+    made = plan.variants["nqo_Nkoo"]
+    assert made.folder == extend.output / "nqo_Nkoo" and made.kind == plan.variants["eng_Latn"].kind
+    assert made.origin == "projected from eng_Latn"
+
+    seen = {}
+
+    def run_extend(options, report):
+        seen["options"], seen["report"] = options, report
+        seen["recorded"] = recorded_path(recipe.file.parent / "x.tsv"), recorded_path(tmp_path / "rel" / "y")
+        return TaskResult(lines=["extended"], drops=[], warnings=[])
+
+    monkeypatch.setattr(t, "run_extend", run_extend)
+    out = tmp_path / "rel" / "stages" / "extend-nqo_Nkoo" / "output"
+    facts = extend.action(out)
+    assert seen["options"] == t.ExtendOptions(source=plan.variants["eng_Latn"].folder, variant="nqo_Nkoo", out=out,
+                                               parallel=entry.parallel, **given)
+    assert seen["report"] is not None and seen["recorded"] == ("x.tsv", "y")
+    assert facts == {"drops": [], "warnings": []}
+
+
+def test_a_variant_kind_is_carried_by_the_extend_stage(tmp_path):
+    """A multiple-choice variant projected stays multiple-choice (the plan asks its base's kind)."""
+    from builder.release.plan import _extend
+    from builder.release.recipe import ExtendEntry
+
+    from builder.release.plan import Variant
+
+    plan = Plan(root=tmp_path, recipe=SimpleNamespace(file=tmp_path / "r.yaml", license=None), quiet=True)
+    plan.variants["eng_Latn"] = Variant("eng_Latn", tmp_path / "eng", "dataset", kind="mc")
+    _extend(plan, ExtendEntry(index=1, variant="fra_Latn", source="eng_Latn", translations=tmp_path / "t.jsonl"))
+    assert plan.variants["fra_Latn"].kind == "mc"
