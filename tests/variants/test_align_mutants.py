@@ -232,6 +232,19 @@ def test_a_block_moved_by_one_line_with_equal_counts_is_two_breaks():
     assert [s[0] for s in align_path(moved, english, 200) if s[0] != 0] == [2, 1]
 
 
+@pytest.mark.parametrize("moved, breaks", [
+    # line 80 moved after four lines: they translate English 81-84 (shift +1), a gain of 37 for two breaks of 15
+    (lambda t: t[:80] + t[81:85] + [t[80]] + t[85:], [Break("missing", 80, 80, 80, 81), Break("extra", 84, 84, 85, None)]),
+    # line 84 moved before them: target lines 81-84 translate English 80-83 (shift -1), a gain of 34
+    (lambda t: t[:80] + [t[84]] + t[80:84] + t[85:], [Break("extra", 80, 80, 80, None), Break("missing", 85, 85, 84, 85)]),
+])
+def test_a_short_block_moved_either_way_with_equal_counts_is_found(moved, breaks):
+    """The cheap gate in front of the path for equal counts looks one line either way, and lets through any
+    block whose shifted matches gain more than the two breaks cost (here between 2 and 3 breaks' worth)."""
+    english, target = _numbered()
+    assert locate_misalignment(moved(target), english, 200) == breaks
+
+
 def test_the_indel_penalty_is_what_one_break_costs_on_the_path():
     english, target = _numbered()
     costs = _Costs(target[:70] + target[71:], english, fit_ratio_model(target[:70] + target[71:], english), 200)
