@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,39 @@ def test_signs_and_consonants():
     assert not R._is_consonant("ओ") and not R._is_consonant("ऐ") and not R._is_consonant("ඔ")
     # characters without a name: a private-use one, and a Tangut ideograph (category Lo, no name)
     assert not R._is_sign("\ue000") and not R._is_consonant("\ue000") and not R._is_consonant("\U00017000")
+
+
+#: The nine blocks laid out as ISCII: independent vowels at offsets 0x04-0x14 and 0x60-0x61, consonants at
+#: 0x15-0x39 (the Unicode code charts; Malayalam has its VEDIC ANUSVARA at 0x04), whatever a letter's name says.
+_ISCII_BLOCKS = {"Deva": 0x0900, "Beng": 0x0980, "Guru": 0x0A00, "Gujr": 0x0A80, "Orya": 0x0B00, "Taml": 0x0B80,
+                 "Telu": 0x0C00, "Knda": 0x0C80, "Mlym": 0x0D00}
+
+
+@pytest.mark.parametrize("script", sorted(_ISCII_BLOCKS))
+def test_every_letter_of_a_brahmic_block_is_a_vowel_or_a_consonant_by_its_place(script):
+    base = _ISCII_BLOCKS[script]
+    letters = lambda lo, hi: [chr(base + k) for k in range(lo, hi + 1)  # noqa: E731
+                              if unicodedata.category(chr(base + k)) == "Lo"]
+    vowels, consonants = letters(0x04, 0x14) + letters(0x60, 0x61), letters(0x15, 0x39)
+    assert len(vowels) >= 10 and len(consonants) >= 18
+    assert [c for c in vowels if R._is_consonant(c)] == []
+    assert [c for c in consonants if not R._is_consonant(c)] == []
+
+
+def test_every_sinhala_letter_is_a_vowel_or_a_consonant_by_its_place():
+    vowels = [chr(k) for k in range(0x0D85, 0x0D97) if unicodedata.category(chr(k)) == "Lo"]
+    consonants = [chr(k) for k in range(0x0D9A, 0x0DC7) if unicodedata.category(chr(k)) == "Lo"]
+    assert (len(vowels), len(consonants)) == (18, 41)
+    assert [c for c in vowels if R._is_consonant(c)] == []
+    assert [c for c in consonants if not R._is_consonant(c)] == []
+
+
+@pytest.mark.parametrize("vowel", ["\u0904", "\u090d", "\u090e", "\u0911", "\u0912", "\u0972"])
+def test_a_vowel_sign_after_a_devanagari_vowel_named_like_no_vowel_is_a_sign_after_a_vowel(vowel):
+    """SHORT A, CANDRA E, SHORT E, CANDRA O (Marathi's ऑ), SHORT O and CANDRA A: their names start with no
+    vowel, and were taken for consonants."""
+    assert R.round_trip_reason(vowel + "\u093f", vowel + "i") == "sign_after_vowel"
+    assert R.round_trip_reason("\u0915\u093f", "ki") == "other"
 
 
 @pytest.mark.parametrize("source,back,script,reason", [
