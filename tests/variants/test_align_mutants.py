@@ -234,9 +234,11 @@ def test_a_block_moved_by_one_line_with_equal_counts_is_two_breaks():
 
 @pytest.mark.parametrize("moved, breaks", [
     # line 80 moved after four lines: they translate English 81-84 (shift +1), a gain of 37 for two breaks of 15
-    (lambda t: t[:80] + t[81:85] + [t[80]] + t[85:], [Break("missing", 80, 80, 80, 81), Break("extra", 84, 84, 85, None)]),
+    (lambda t: t[:80] + t[81:85] + [t[80]] + t[85:],
+     [Break("missing", 80, 80, 80, 81), Break("extra", 84, 84, 85, None)]),
     # line 84 moved before them: target lines 81-84 translate English 80-83 (shift -1), a gain of 34
-    (lambda t: t[:80] + [t[84]] + t[80:84] + t[85:], [Break("extra", 80, 80, 80, None), Break("missing", 85, 85, 84, 85)]),
+    (lambda t: t[:80] + [t[84]] + t[80:84] + t[85:],
+     [Break("extra", 80, 80, 80, None), Break("missing", 85, 85, 84, 85)]),
 ])
 def test_a_short_block_moved_either_way_with_equal_counts_is_found(moved, breaks):
     """The cheap gate in front of the path for equal counts looks one line either way, and lets through any
