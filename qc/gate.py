@@ -126,10 +126,10 @@ def _prewarm(variants) -> None:
     from sklearn.linear_model import LogisticRegression  # noqa: F401
     from statsmodels.stats.meta_analysis import effectsize_smd  # noqa: F401
 
-    from .tokens import tokenize
+    from .tokens import prepare
 
     for variant in variants:
-        tokenize("A b.", flores_code(variant))
+        prepare(flores_code(variant))
 
 
 def run_gate(ds: LoadedDataset, config: dict, *, against: LoadedDataset | None = None,

@@ -252,6 +252,12 @@ def _nonbreaking_prefixes(tok):
     return handles_nonbreaking_prefixes
 
 
+def prepare(language: str | None) -> None:
+    """Build the tokenizer of ``language`` now: its regexes take seconds to compile, once per process (a
+    parent builds them before forking workers, which inherit them)."""
+    _moses(moses_language(language))
+
+
 def _one(text: str, lang: str) -> list[str]:
     norm, tok = _moses(lang)
     return tok.tokenize(norm.normalize(text), escape=False)

@@ -887,3 +887,16 @@ def test_a_report_row_text_is_whole_up_to_its_width_and_cut_with_an_ellipsis_pas
     assert duplicates.shorten("a" * 60) == "a" * 60
     assert duplicates.shorten("a" * 61) == "a" * 59 + "\u2026"
     assert duplicates.shorten("a  b\n c", 4) == "a b\u2026"
+
+
+def test_the_gate_builds_the_tokenizer_of_each_variants_language_before_its_workers_fork():
+    """Forked workers inherit what the parent built; a tokenizer built in each worker costs every worker."""
+    from qc import gate, tokens
+
+    tokens._moses.cache_clear()
+    gate._prewarm(["fra_Latn", "deu_Latn", "hin_Deva", "hin_Latn"])
+    built = tokens._moses.cache_info()
+    assert built.currsize == 3  # French, German, Hindi (its two scripts share one)
+    for language in ("fr", "de", "hi"):
+        tokens._moses(language)
+    assert tokens._moses.cache_info().misses == built.misses  # each was built already
