@@ -40,6 +40,12 @@ def test_position_test_counts_tests_and_picks_the_first_largest_deviation():
     assert r["ci"] == (pytest.approx(low - 0.25), pytest.approx(high - 0.25))
 
 
+def test_position_test_of_no_answer_is_every_key_with_no_test():
+    assert answer_balance.position_test(["x", None, 7]) == {
+        "counts": [0, 0, 0, 0], "chi2": None, "p_value": None, "max_share": 0.0, "position": None,
+        "deviation": None, "ci": None}
+
+
 def test_position_test_ignores_values_outside_1_to_4_and_uses_the_confidence():
     r = answer_balance.position_test(["1", 1, 4, 4, 4, "x", 5, 0, None], confidence=0.9)
     assert r["counts"] == [2, 0, 0, 3]
