@@ -234,3 +234,17 @@ def test_the_interval_uses_the_variants_confidence_and_equal_means_read_lower():
     g, low, high = O.hedges_g_ci(x, y, 0.8)
     assert r.effect_ci == (pytest.approx(low), pytest.approx(high))
     assert r.detail == f"correct options mean 0.500 vs wrong 0.500 (lower); Hedges' g = {g:.3f}"
+
+
+def test_run_samples_the_randomization_with_the_variants_seed_and_the_checks_draws():
+    """The p-value is sampled: the gate's seed and ``draws`` option decide it (a report reruns to the same bytes)."""
+    base = _mc().tables["test"]
+    data = VariantData("eng_Latn", "mc", {"test": pd.concat([base] * 10, ignore_index=True)}, seed=5)
+    feats = O.variant_features(data)
+    correct = feats["correct"].to_numpy(bool)
+    feats["mild"] = np.where(correct, 0.6, 0.5) + np.random.default_rng(1).normal(0, 0.3, len(feats))
+    (r, _) = O.run(data, {"features": ["mild"], "min_g": 0.2, "draws": 300})
+    values, key = feats["mild"].to_numpy(float).reshape(-1, 4), correct.reshape(-1, 4)
+    assert r.p_value == O.randomization_pvalue(values, key, seed=5, draws=300)
+    others = {O.randomization_pvalue(values, key, seed=seed, draws=draws) for seed, draws in [(0, 300), (5, 1000)]}
+    assert r.p_value not in others and 0 < r.p_value < 1
