@@ -508,3 +508,42 @@ def test_a_variant_kind_is_carried_by_the_extend_stage(tmp_path):
     plan.variants["eng_Latn"] = Variant("eng_Latn", tmp_path / "eng", "dataset", kind="mc")
     _extend(plan, ExtendEntry(index=1, variant="fra_Latn", source="eng_Latn", translations=tmp_path / "t.jsonl"))
     assert plan.variants["fra_Latn"].kind == "mc"
+
+
+def test_the_agreement_stage_runs_in_process_and_leaves_its_skips_to_the_adjudication(tmp_path, capsys):
+    """Its inputs and options by name, and what it records: the label x label counts of ordered pairs of
+    annotators (labels.txt's order) and no drops, since the adjudication stage reads the same ratings and
+    counts their skips once (here two cancelled Label Studio ratings)."""
+    import dataclasses
+
+    from builder.release.plan import make_plan
+    from builder.release.recipe import load_release_recipe
+
+    root = Path(__file__).resolve().parents[2]
+    tasks = json.loads((root / "tests" / "data" / "annotation" / "ls_export.json").read_text(encoding="utf-8"))[:3]
+    tasks[0]["annotations"][2]["was_cancelled"] = True
+    (tmp_path / "judgements.json").write_text(json.dumps(tasks), encoding="utf-8")
+    recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
+    entry = dataclasses.replace(recipe.variants[0], judgements=tmp_path / "judgements.json", labelled=None)
+    recipe = dataclasses.replace(recipe, variants=(entry, *recipe.variants[1:]))
+    plan = make_plan(recipe, tmp_path / "rel", jobs=1)
+    agreement = next(st for st in plan.stages if st.name == "agreement-eng_Latn")
+    assert agreement.inputs == {"judgements": tmp_path / "judgements.json", "labels": entry.labels}
+    assert agreement.options == {"format": "auto"}
+
+    labels = entry.labels.read_text(encoding="utf-8").split()
+    expected = [[0] * len(labels) for _ in labels]
+    for task in tasks:
+        said = [a["result"][0]["value"]["choices"][0] for a in task["annotations"] if not a["was_cancelled"]]
+        for i, first in enumerate(said):
+            for j, second in enumerate(said):
+                if i != j:
+                    expected[labels.index(first)][labels.index(second)] += 1
+    assert sum(map(sum, expected)) > 0
+    facts = agreement.action(tmp_path / "rel" / "stages" / agreement.name / "output")
+    assert facts == {"drops": [], "warnings": [], "matrix": expected}
+    assert "skipped 2 (cancelled)" in capsys.readouterr().err  # the task reports to the release's reporter
+    adjudicate = next(st for st in plan.stages if st.name == "adjudicate-eng_Latn")
+    skipped = adjudicate.action(tmp_path / "rel" / "stages" / adjudicate.name / "output")["drops"]
+    assert [(d["source"], d["reason"], d["count"]) for d in skipped] == [
+        ("adjudication", "cancelled", 2), ("adjudication", "unresolved", 1)]  # 1066 had one cancelled already
