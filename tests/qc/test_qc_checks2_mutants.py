@@ -849,6 +849,28 @@ def test_duplicates_use_the_configured_near_duplicate_search(params):
     assert questions.extra["exact"] == 14
 
 
+@pytest.mark.parametrize("params", [{"near_jaccard": 0.6, "shingle": 5, "num_perm": 32, "bands": 8},
+                                    {"near_jaccard": 0.6, "shingle": 3, "num_perm": 32, "bands": 8},
+                                    {"near_jaccard": 0.4, "shingle": 5, "num_perm": 128, "bands": 64}])
+def test_a_group_of_more_than_20_is_searched_with_the_configured_parameters(params):
+    """The LSH path of a large group (25 questions on one passage) finds the pairs brute force finds."""
+    rng = np.random.default_rng(9)
+    texts = _texts_with_similarities() + ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz "), 120))
+                                          for _ in range(18)]
+    k, threshold = params["shingle"], params["near_jaccard"]
+    expected = [(i, j, round(_jaccard(a, b, k), 4)) for i, a in enumerate(texts) for j, b in enumerate(texts)
+                if i < j and _jaccard(a, b, k) >= threshold]
+    assert len(expected) >= 2
+    got = duplicates._within_groups(texts, ["p"] * len(texts), {**DUP, **params})
+    assert sorted(got) == expected
+
+
+def test_a_pair_exactly_at_the_near_threshold_is_near():
+    a, b = "abcdefgh", "abcdefxy"  # 3-shingles: 6 and 6, 4 shared: 4 / 8
+    assert _jaccard(a, b, 3) == 0.5
+    assert duplicates._within_groups([a, b], ["p", "p"], {**DUP, "shingle": 3, "near_jaccard": 0.5}) == [(0, 1, 0.5)]
+
+
 def test_within_groups_at_20_and_21_members_and_after_a_large_group():
     texts = [f"text number {i} " + "x" * (i % 7) + "y" * i for i in range(20)] + [BASE, BASE + "!"]
     for size in (20, 21):
