@@ -547,3 +547,72 @@ def test_the_agreement_stage_runs_in_process_and_leaves_its_skips_to_the_adjudic
     skipped = adjudicate.action(tmp_path / "rel" / "stages" / adjudicate.name / "output")["drops"]
     assert [(d["source"], d["reason"], d["count"]) for d in skipped] == [
         ("adjudication", "cancelled", 2), ("adjudication", "unresolved", 1)]  # 1066 had one cancelled already
+
+
+def test_an_annotation_entry_names_each_stage_and_passes_its_options_to_each_task(tmp_path, monkeypatch):
+    """agreement, adjudication, curation, split and the variant folder: each stage's inputs and options by
+    name, and each task's options in full (the tasks replaced, run in process), policy, format, ratios and
+    seed other than the defaults."""
+    import dataclasses
+
+    from builder.release.plan import make_plan
+    from builder.release.recipe import load_release_recipe
+    from builder.tasks import annotate as t
+    from builder.tasks.base import TaskResult
+
+    from builder.release import steps
+
+    root = Path(__file__).resolve().parents[2]
+    recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
+    given = make_plan(recipe, tmp_path / "given", jobs=1, quiet=True)  # labelled items given: curated as they are
+    assert next(st for st in given.stages if st.name == "curate-eng_Latn").inputs["labelled"] == \
+        recipe.variants[0].labelled
+    entry = dataclasses.replace(recipe.variants[0], labelled=None, format="long", policy="majority",
+                                ratios=(0.6, 0.2, 0.2), seed=7)
+    recipe = dataclasses.replace(recipe, variants=(entry, *recipe.variants[1:]))
+    folders = []
+
+    def variant_folder(*args, **kwargs):
+        folders.append((args, kwargs))
+        return variant_folder
+
+    monkeypatch.setattr(steps, "variant_folder", variant_folder)
+    plan = make_plan(recipe, tmp_path / "rel", jobs=1, quiet=True)
+    stage = {st.name: st for st in plan.stages}
+    judged = {"judgements": entry.judgements, "labels": entry.labels}
+    adjudicate, curate, split = stage["adjudicate-eng_Latn"], stage["curate-eng_Latn"], stage["split-eng_Latn"]
+    assert (stage["agreement-eng_Latn"].inputs, stage["agreement-eng_Latn"].options) == (judged, {"format": "long"})
+    assert (adjudicate.inputs, adjudicate.options) == (judged, {"format": "long", "policy": "majority"})
+    decisions = adjudicate.output / "decisions.csv"
+    assert (curate.inputs, curate.options) == ({"labelled": decisions, "curation": entry.curation}, {})
+    assert (split.inputs, split.options) == ({"curated": curate.output / "curated.tsv"}, {"ratios": "0.6,0.2,0.2",
+                                                                                          "seed": 7})
+    variant = stage["variant-eng_Latn"]
+    assert variant.inputs == {"split": split.output}
+    assert variant.options == {"variant": "eng_Latn", "license": "CC-BY-SA-4.0", "source_name": "SIB-200",
+                               "citation": "Adelani et al. (2024), SIB-200."}
+    assert plan.variants["eng_Latn"].folder == variant.output / "eng_Latn"
+    assert plan.variants["eng_Latn"].origin == "annotation (curated and split)"
+    credit = {k: variant.options[k] for k in ("license", "source_name", "citation")}
+    assert variant.action is variant_folder and folders == [((split.output, "eng_Latn", credit),
+                                                             {"method": "annotation"})]
+
+    seen = []
+
+    def task(name):
+        def run(options, report):
+            assert report is not None
+            seen.append((name, options))
+            return TaskResult(lines=[f"{name} done"], drops=[], warnings=[])  # the lines go to the reporter
+        return run
+
+    for name in ("run_adjudicate", "run_curate", "run_split"):
+        monkeypatch.setattr(t, name, task(name))
+    for st in (adjudicate, curate, split):
+        assert st.action(st.output) == {"drops": [], "warnings": []}
+    assert seen == [
+        ("run_adjudicate", t.AdjudicateOptions(annotations=entry.judgements, labels=entry.labels, format="long",
+                                               out=adjudicate.output, policy="majority")),
+        ("run_curate", t.CurateOptions(labelled=decisions, recipe=entry.curation, out=curate.output)),
+        ("run_split", t.SplitOptions(labelled=curate.output / "curated.tsv", ratios=(0.6, 0.2, 0.2), seed=7,
+                                     out=split.output))]
