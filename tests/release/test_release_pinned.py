@@ -616,3 +616,133 @@ def test_an_annotation_entry_names_each_stage_and_passes_its_options_to_each_tas
         ("run_curate", t.CurateOptions(labelled=decisions, recipe=entry.curation, out=curate.output)),
         ("run_split", t.SplitOptions(labelled=curate.output / "curated.tsv", ratios=(0.6, 0.2, 0.2), seed=7,
                                      out=split.output))]
+
+
+def _mini_plan_with_every_stage(tmp_path, monkeypatch, **recipe_changes):
+    """The mini recipe's plan with a model run, a qc config and baselines options other than the defaults, every
+    step factory of :mod:`builder.release.steps` replaced by one that records its arguments."""
+    import dataclasses
+
+    from builder.release import steps
+    from builder.release.plan import make_plan
+    from builder.release.recipe import load_release_recipe
+    from builder.tasks.evaluate import LmSettings
+
+    made = {}
+
+    def factory(name):
+        def make(*args, **kwargs):
+            made[name] = (args, kwargs)
+            return made  # any callable stands for the stage's action
+        return make
+
+    for name in ("collect", "license_audit", "export", "align_to_pivot", "lm_eval", "disparity"):
+        monkeypatch.setattr(steps, name, factory(name))
+    root = Path(__file__).resolve().parents[2]
+    recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
+    changes = {"lm_eval": LmSettings(model=tmp_path / "model.gguf", tasks=("hin_Deva",), limit=5, batch_size=2,
+                                     seed=3, num_fewshot=1),
+               "baselines": dataclasses.replace(recipe.baselines, names=("majority", "char_linear"), split="dev",
+                                                seed=4, ngram_unit="word", mlp_max_iter=50),
+               "qc": dataclasses.replace(recipe.qc, config=tmp_path / "qc.yaml")}
+    recipe = dataclasses.replace(recipe, **{**changes, **recipe_changes})
+    plan = make_plan(recipe, tmp_path / "rel", jobs=3, quiet=True, backend="ray", address="auto",
+                     allow_failing_gate=True)
+    return plan, made
+
+
+def test_the_plan_names_every_stage_after_the_variants_with_its_inputs_and_options(tmp_path, monkeypatch):
+    plan, made = _mini_plan_with_every_stage(tmp_path, monkeypatch)
+    rel, r = tmp_path / "rel", plan.recipe
+    out = {name: rel / "stages" / name / "output" for name in ("dataset", "qc", "baselines", "lm_eval")}
+    variants = {"eng_Latn": out["dataset"].parent.parent / "variant-eng_Latn" / "output" / "eng_Latn",
+                "hin_Deva": rel / "stages" / "align-hin_Deva" / "output" / "hin_Deva",
+                "nqo_Nkoo": rel / "stages" / "extend-nqo_Nkoo" / "output" / "nqo_Nkoo"}
+    credit = {"license": "CC-BY-SA-4.0", "source_name": "SIB-200", "citation": "Adelani et al. (2024), SIB-200."}
+    named = {"name": "mini-release", "pretty_name": "Mini release", "license": "CC-BY-SA-4.0"}
+    models = out["lm_eval"] / "results" / "results.json"
+    reports = {"agreement": rel / "stages" / "agreement-eng_Latn" / "output" / "agreement.json",
+               "qc": out["qc"] / "qc_report.json", "baselines": out["baselines"] / "results.json", "models": models}
+    after = [(st.name, st.inputs, st.options, st.describe) for st in plan.stages][7:]
+    assert after == [
+        ("dataset", {f"variant:{c}": p for c, p in variants.items()}, {"variants": list(variants), **credit},
+         "dataset"),
+        ("qc", {"dataset": out["dataset"], "config": tmp_path / "qc.yaml"}, {"pivot": "eng_Latn"},
+         "qc (the release gate)"),
+        ("licenses", {"dataset": out["dataset"]}, {"license": "CC-BY-SA-4.0"}, "licenses"),
+        ("baselines", {"dataset": out["dataset"]}, {"names": ["majority", "char_linear"], "split": "dev", "seed": 4,
+                                                     "ngram_unit": "word", "mlp_max_iter": 50}, "baselines"),
+        ("lm_eval", {"dataset": out["dataset"], "model": tmp_path / "model.gguf"},
+         {**named, "tasks": ["hin_Deva"], "limit": 5, "batch_size": 2, "device": "cpu", "seed": 3, "num_fewshot": 1},
+         "lm_eval (model.gguf)"),
+        ("disparity", {"lm": models, "baselines": out["baselines"] / "results.json"}, {}, "disparity"),
+        ("export", {"dataset": out["dataset"], **{f"report:{k}": p for k, p in reports.items()}},
+         {**named, "lm_eval": True, "citation": credit["citation"], "qc": True, "allow_failing_gate": True},
+         "export")]
+    assert plan.export == rel / "export" and plan.stages[-1].output == rel / "export"
+    assert plan.dataset == out["dataset"] and plan.qc is plan.stages[8] and plan.kind == "topic"
+    where = {"jobs": 3, "backend": "ray", "address": "auto"}
+    assert plan.where == where
+    assert made["collect"] == (({c: (p, False) for c, p in variants.items()}, credit), {})
+    assert made["license_audit"] == ((out["dataset"], "CC-BY-SA-4.0"), {})
+    assert made["align_to_pivot"] == ((variants["eng_Latn"], root_data("sib200/annotated/hin_Deva"), "hin_Deva"), {})
+    (dataset, settings, options, lm_where, reporter), _ = made["lm_eval"]
+    assert (dataset, settings, options, lm_where) == (out["dataset"], r.lm_eval, named, where)
+    assert made["disparity"][0][0] == {"lm": models, "baselines": out["baselines"] / "results.json"}
+    (dataset, given, options, export_where, reporter), _ = made["export"]
+    assert (dataset, given, export_where) == (out["dataset"], reports, where)
+    assert options == {**named, "lm_eval": True, "citation": credit["citation"], "qc": True,
+                       "allow_failing_gate": True}
+
+
+def root_data(relative: str) -> Path:
+    return Path(__file__).resolve().parents[2] / "tests" / "data" / relative
+
+
+def test_the_gate_and_the_baselines_pass_the_recipe_and_where_they_run_to_their_tasks(tmp_path, monkeypatch,
+                                                                                       capsys):
+    from builder.tasks import evaluate, qc
+    from builder.tasks.base import TaskResult
+    from schemas.runtime.provenance import recorded_path
+
+    plan, _ = _mini_plan_with_every_stage(tmp_path, monkeypatch)
+    stage = {st.name: st for st in plan.stages}
+    seen = {}
+
+    def run_qc(options, report):
+        seen["qc"] = options
+        return SimpleNamespace(lines=["qc: 3 variants"], warnings=["hin_Deva: near duplicates"], passed=0)
+
+    def run_baselines(options, report):
+        seen["baselines"] = options
+        seen["recorded"] = recorded_path(tmp_path / "rel" / "x"), recorded_path(plan.recipe_dir / "y")
+        return TaskResult(lines=["baselines done"], drops=[], warnings=["a warning"])
+
+    monkeypatch.setattr(qc, "run_qc", run_qc)
+    monkeypatch.setattr(evaluate, "run_baselines", run_baselines)
+    where = {"jobs": 3, "backend": "ray", "address": "auto"}
+    gate = stage["qc"].action(stage["qc"].output)
+    assert gate == {"passed": False, "warnings": ["hin_Deva: near duplicates"]}
+    assert seen["qc"] == qc.QCOptions(dataset=plan.dataset, config=tmp_path / "qc.yaml", out=stage["qc"].output,
+                                      junit=stage["qc"].output / "junit.xml", pivot="eng_Latn", **where)
+    assert "warning: hin_Deva: near duplicates" in capsys.readouterr().err
+    facts = stage["baselines"].action(stage["baselines"].output)
+    assert facts == {"drops": [], "warnings": ["a warning"]}
+    assert seen["baselines"] == evaluate.BaselinesOptions(
+        dataset=plan.dataset, out=stage["baselines"].output, baselines=("majority", "char_linear"), split="dev",
+        seed=4, ngram_unit="word", mlp_max_iter=50, **where)
+    assert seen["recorded"] == ("x", "y")
+
+
+def test_a_recipe_without_gate_baselines_or_model_plans_none_of_them_and_says_so(tmp_path, monkeypatch):
+    from builder.release.plan import BASELINES_NOT_RUN
+
+    plan, made = _mini_plan_with_every_stage(tmp_path, monkeypatch, lm_eval=None, baselines=None,
+                                             qc=SimpleNamespace(enabled=False, config=None))
+    assert [st.name for st in plan.stages][7:] == ["dataset", "licenses", "export"]
+    assert plan.qc is None and plan.not_run == {"baselines": BASELINES_NOT_RUN}
+    dataset = tmp_path / "rel" / "stages" / "dataset" / "output"
+    agreement = tmp_path / "rel" / "stages" / "agreement-eng_Latn" / "output" / "agreement.json"
+    assert plan.stages[-1].inputs == {"dataset": dataset, "report:agreement": agreement}
+    assert made["export"][0][1] == {"agreement": agreement, "qc": None, "baselines": None, "models": None}
+    assert plan.stages[-1].options["qc"] is False
