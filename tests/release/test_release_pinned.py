@@ -642,7 +642,7 @@ def _mini_plan_with_every_stage(tmp_path, monkeypatch, **recipe_changes):
     recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
     changes = {"lm_eval": LmSettings(model=tmp_path / "model.gguf", tasks=("hin_Deva",), limit=5, batch_size=2,
                                      seed=3, num_fewshot=1),
-               "baselines": dataclasses.replace(recipe.baselines, names=("majority", "char_linear"), split="dev",
+               "baselines": dataclasses.replace(recipe.baselines, names=("char_linear", "majority"), split="dev",
                                                 seed=4, ngram_unit="word", mlp_max_iter=50),
                "qc": dataclasses.replace(recipe.qc, config=tmp_path / "qc.yaml")}
     recipe = dataclasses.replace(recipe, **{**changes, **recipe_changes})
@@ -670,7 +670,7 @@ def test_the_plan_names_every_stage_after_the_variants_with_its_inputs_and_optio
         ("qc", {"dataset": out["dataset"], "config": tmp_path / "qc.yaml"}, {"pivot": "eng_Latn"},
          "qc (the release gate)"),
         ("licenses", {"dataset": out["dataset"]}, {"license": "CC-BY-SA-4.0"}, "licenses"),
-        ("baselines", {"dataset": out["dataset"]}, {"names": ["majority", "char_linear"], "split": "dev", "seed": 4,
+        ("baselines", {"dataset": out["dataset"]}, {"names": ["char_linear", "majority"], "split": "dev", "seed": 4,
                                                      "ngram_unit": "word", "mlp_max_iter": 50}, "baselines"),
         ("lm_eval", {"dataset": out["dataset"], "model": tmp_path / "model.gguf"},
          {**named, "tasks": ["hin_Deva"], "limit": 5, "batch_size": 2, "device": "cpu", "seed": 3, "num_fewshot": 1},
@@ -714,6 +714,7 @@ def test_the_gate_and_the_baselines_pass_the_recipe_and_where_they_run_to_their_
         return SimpleNamespace(lines=["qc: 3 variants"], warnings=["hin_Deva: near duplicates"], passed=0)
 
     def run_baselines(options, report):
+        assert report is not None
         seen["baselines"] = options
         seen["recorded"] = recorded_path(tmp_path / "rel" / "x"), recorded_path(plan.recipe_dir / "y")
         return TaskResult(lines=["baselines done"], drops=[], warnings=["a warning"])
@@ -729,16 +730,17 @@ def test_the_gate_and_the_baselines_pass_the_recipe_and_where_they_run_to_their_
     facts = stage["baselines"].action(stage["baselines"].output)
     assert facts == {"drops": [], "warnings": ["a warning"]}
     assert seen["baselines"] == evaluate.BaselinesOptions(
-        dataset=plan.dataset, out=stage["baselines"].output, baselines=("majority", "char_linear"), split="dev",
+        dataset=plan.dataset, out=stage["baselines"].output, baselines=("char_linear", "majority"), split="dev",
         seed=4, ngram_unit="word", mlp_max_iter=50, **where)
     assert seen["recorded"] == ("x", "y")
 
 
-def test_a_recipe_without_gate_baselines_or_model_plans_none_of_them_and_says_so(tmp_path, monkeypatch):
-    from builder.release.plan import BASELINES_NOT_RUN
+def test_a_recipe_without_gate_baselines_or_model_plans_none_of_them_and_says_so(tmp_path, monkeypatch, capsys):
+    from builder.release.plan import BASELINES_NOT_RUN, make_plan
 
     plan, made = _mini_plan_with_every_stage(tmp_path, monkeypatch, lm_eval=None, baselines=None,
                                              qc=SimpleNamespace(enabled=False, config=None))
+    assert capsys.readouterr().err == ""  # quiet
     assert [st.name for st in plan.stages][7:] == ["dataset", "licenses", "export"]
     assert plan.qc is None and plan.not_run == {"baselines": BASELINES_NOT_RUN}
     dataset = tmp_path / "rel" / "stages" / "dataset" / "output"
@@ -746,3 +748,29 @@ def test_a_recipe_without_gate_baselines_or_model_plans_none_of_them_and_says_so
     assert plan.stages[-1].inputs == {"dataset": dataset, "report:agreement": agreement}
     assert made["export"][0][1] == {"agreement": agreement, "qc": None, "baselines": None, "models": None}
     assert plan.stages[-1].options["qc"] is False
+    make_plan(plan.recipe, tmp_path / "loud", jobs=1)
+    assert capsys.readouterr().err == f"release: baselines: {BASELINES_NOT_RUN}\n"
+
+
+@pytest.mark.parametrize("kind, names, split", [("topic", ["majority", "char_linear"], "test"),
+                                                ("mc", ["chance", "sliding_window", "bow_lr"], "dev")])
+def test_baselines_named_by_no_one_are_the_defaults_of_the_kind_on_its_split(tmp_path, kind, names, split):
+    from builder.release.plan import _baselines
+    from builder.release.recipe import BaselineSettings
+
+    plan = Plan(root=tmp_path, recipe=SimpleNamespace(baselines=BaselineSettings(), file=tmp_path / "r.yaml"),
+                kind=kind, dataset=tmp_path / "dataset", quiet=True)
+    _baselines(plan)
+    [st] = plan.stages
+    assert (st.name, st.inputs) == ("baselines", {"dataset": tmp_path / "dataset"})
+    assert st.options == {"names": names, "split": split, "seed": 0, "ngram_unit": None, "mlp_max_iter": None}
+
+
+def test_one_assembled_variant_is_the_dataset_folder_itself(tmp_path):
+    from builder.release.plan import Variant, _dataset
+
+    plan = Plan(root=tmp_path, recipe=SimpleNamespace(license=None, source_name=None, citation=None))
+    plan.variants["eng_Latn"] = Variant("eng_Latn", tmp_path / "assembled", "assembled (bench)", assembled=True,
+                                        kind="mc")
+    _dataset(plan)
+    assert plan.dataset == tmp_path / "assembled" and plan.stages == []
