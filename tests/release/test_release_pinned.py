@@ -774,3 +774,7 @@ def test_one_assembled_variant_is_the_dataset_folder_itself(tmp_path):
                                         kind="mc")
     _dataset(plan)
     assert plan.dataset == tmp_path / "assembled" and plan.stages == []
+    one = Plan(root=tmp_path, recipe=SimpleNamespace(license=None, source_name=None, citation=None))
+    one.variants["eng_Latn"] = Variant("eng_Latn", tmp_path / "eng_Latn", "dataset folder eng_Latn")
+    _dataset(one)  # one variant folder, not assembled: still collected into a dataset folder
+    assert [st.name for st in one.stages] == ["dataset"] and one.dataset == one.stages[0].output
