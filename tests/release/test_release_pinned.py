@@ -690,7 +690,7 @@ def test_the_plan_names_every_stage_after_the_variants_with_its_inputs_and_optio
     assert (dataset, settings, options, lm_where) == (out["dataset"], r.lm_eval, named, where)
     assert made["disparity"][0][0] == {"lm": models, "baselines": out["baselines"] / "results.json"}
     (dataset, given, options, export_where, reporter), _ = made["export"]
-    assert (dataset, given, export_where) == (out["dataset"], reports, where)
+    assert (dataset, given, export_where) == (out["dataset"], reports, where) and reporter is not None
     assert options == {**named, "lm_eval": True, "citation": credit["citation"], "qc": True,
                        "allow_failing_gate": True}
 
@@ -710,6 +710,7 @@ def test_the_gate_and_the_baselines_pass_the_recipe_and_where_they_run_to_their_
     seen = {}
 
     def run_qc(options, report):
+        assert report is not None
         seen["qc"] = options
         return SimpleNamespace(lines=["qc: 3 variants"], warnings=["hin_Deva: near duplicates"], passed=0)
 
@@ -778,3 +779,17 @@ def test_one_assembled_variant_is_the_dataset_folder_itself(tmp_path):
     one.variants["eng_Latn"] = Variant("eng_Latn", tmp_path / "eng_Latn", "dataset folder eng_Latn")
     _dataset(one)  # one variant folder, not assembled: still collected into a dataset folder
     assert [st.name for st in one.stages] == ["dataset"] and one.dataset == one.stages[0].output
+
+
+def test_an_export_without_agreement_gate_baselines_or_model_reads_the_dataset_alone(tmp_path, monkeypatch):
+    from builder.release import steps
+    from builder.release.plan import _export
+
+    monkeypatch.setattr(steps, "export", lambda *args: args)
+    recipe = SimpleNamespace(name="r", pretty_name=None, citation=None, export_license="MIT", baselines=None,
+                             lm_eval=None, export=SimpleNamespace(lm_eval=False), qc=SimpleNamespace(enabled=False))
+    plan = Plan(root=tmp_path, recipe=recipe, dataset=tmp_path / "dataset")
+    _export(plan, False)
+    [st] = plan.stages
+    assert st.inputs == {"dataset": tmp_path / "dataset"} and st.output == tmp_path / "export"
+    assert st.action[1] == {"agreement": None, "qc": None, "baselines": None, "models": None}
