@@ -687,7 +687,7 @@ def test_the_plan_names_every_stage_after_the_variants_with_its_inputs_and_optio
     assert made["license_audit"] == ((out["dataset"], "CC-BY-SA-4.0"), {})
     assert made["align_to_pivot"] == ((variants["eng_Latn"], root_data("sib200/annotated/hin_Deva"), "hin_Deva"), {})
     (dataset, settings, options, lm_where, reporter), _ = made["lm_eval"]
-    assert (dataset, settings, options, lm_where) == (out["dataset"], r.lm_eval, named, where)
+    assert (dataset, settings, options, lm_where) == (out["dataset"], r.lm_eval, named, where) and reporter is not None
     assert made["disparity"][0][0] == {"lm": models, "baselines": out["baselines"] / "results.json"}
     (dataset, given, options, export_where, reporter), _ = made["export"]
     assert (dataset, given, export_where) == (out["dataset"], reports, where) and reporter is not None
@@ -794,3 +794,11 @@ def test_an_export_without_agreement_gate_baselines_or_model_reads_the_dataset_a
     [st] = plan.stages
     assert st.inputs == {"dataset": tmp_path / "dataset"} and st.output == tmp_path / "export"
     assert st.action[1] == {"agreement": None, "qc": None, "baselines": None, "models": None}
+
+
+def test_a_model_run_without_baselines_compares_the_model_alone(tmp_path, monkeypatch):
+    plan, made = _mini_plan_with_every_stage(tmp_path, monkeypatch, baselines=None)
+    models = tmp_path / "rel" / "stages" / "lm_eval" / "output" / "results" / "results.json"
+    disparity = next(st for st in plan.stages if st.name == "disparity")
+    assert disparity.inputs == {"lm": models}
+    assert made["disparity"][0][0] == {"lm": models, "baselines": None}
