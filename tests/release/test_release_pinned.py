@@ -802,3 +802,54 @@ def test_a_model_run_without_baselines_compares_the_model_alone(tmp_path, monkey
     disparity = next(st for st in plan.stages if st.name == "disparity")
     assert disparity.inputs == {"lm": models}
     assert made["disparity"][0][0] == {"lm": models, "baselines": None}
+
+
+def _dataset_plan(tmp_path):
+    from builder.release.plan import Variant
+
+    plan = Plan(root=tmp_path / "rel", recipe=SimpleNamespace(file=tmp_path / "r.yaml", pivot="eng_Latn"))
+    plan.variants["eng_Latn"] = Variant("eng_Latn", tmp_path / "pivot", "annotation (curated and split)")
+    return plan
+
+
+def test_a_dataset_entry_adds_each_folder_or_only_those_named(tmp_path):
+    from builder.release.plan import _dataset_source
+    from builder.release.recipe import DatasetEntry
+    from schemas.errors import RecipeError
+
+    annotated = root_data("sib200/annotated")
+    plan = _dataset_plan(tmp_path)
+    _dataset_source(plan, DatasetEntry(index=1, path=annotated, only=("hin_Deva", "kas_Arab")))
+    assert plan.stages == [] and list(plan.variants) == ["eng_Latn", "hin_Deva", "kas_Arab"]
+    hin = plan.variants["hin_Deva"]
+    assert (hin.folder, hin.origin, hin.kind, hin.assembled) == (annotated / "hin_Deva", "dataset folder hin_Deva",
+                                                                  "topic", False)
+    every = Plan(root=tmp_path / "rel", recipe=SimpleNamespace(file=tmp_path / "r.yaml", pivot="eng_Latn"))
+    _dataset_source(every, DatasetEntry(index=0, path=annotated))
+    assert sorted(every.variants) == sorted(p.name for p in annotated.iterdir() if p.is_dir())
+    with pytest.raises(RecipeError) as err:
+        _dataset_source(_dataset_plan(tmp_path), DatasetEntry(index=2, path=annotated, only=("hin_Deva", "xho_Latn")))
+    assert (err.value.file, err.value.field) == (str(tmp_path / "r.yaml"), "variants[2].dataset.only")
+    assert err.value.message.startswith(f"{annotated} holds no variant xho_Latn (it holds: amh_Ethi, arb_Arab, ")
+
+
+def test_a_dataset_entry_aligned_to_the_pivot_is_one_stage_per_variant(tmp_path, monkeypatch):
+    from builder.release import steps
+    from builder.release.plan import _dataset_source
+    from builder.release.recipe import DatasetEntry
+    from schemas.errors import RecipeError
+
+    monkeypatch.setattr(steps, "align_to_pivot", lambda *args: args)
+    annotated = root_data("sib200/annotated")
+    plan = _dataset_plan(tmp_path)
+    _dataset_source(plan, DatasetEntry(index=1, path=annotated, only=("hin_Deva", "npi_Deva"), align="pivot"))
+    assert [(st.name, st.inputs, st.options, st.parallel, st.action) for st in plan.stages] == [
+        (f"align-{c}", {"pivot": tmp_path / "pivot", "variant": annotated / c}, {"variant": c}, True,
+         (tmp_path / "pivot", annotated / c, c)) for c in ("hin_Deva", "npi_Deva")]
+    npi = plan.variants["npi_Deva"]
+    assert (npi.folder, npi.origin, npi.kind) == (plan.stages[1].output / "npi_Deva", "aligned to eng_Latn (npi_Deva)",
+                                                  "topic")
+    with pytest.raises(RecipeError) as err:  # the pivot made by no earlier entry
+        _dataset_source(Plan(root=tmp_path, recipe=plan.recipe), DatasetEntry(index=0, path=annotated,
+                                                                              only=("hin_Deva",), align="pivot"))
+    assert err.value.field == "variants[0].dataset.align"
