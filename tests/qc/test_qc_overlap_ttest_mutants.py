@@ -248,3 +248,16 @@ def test_run_samples_the_randomization_with_the_variants_seed_and_the_checks_dra
     assert r.p_value == O.randomization_pvalue(values, key, seed=5, draws=300)
     others = {O.randomization_pvalue(values, key, seed=seed, draws=draws) for seed, draws in [(0, 300), (5, 1000)]}
     assert r.p_value not in others and 0 < r.p_value < 1
+
+
+def test_the_key_pvalue_needs_four_options_in_order_and_one_correct_option():
+    values = np.array([0.9, 0.1, 0.2, 0.3, 0.8, 0.2, 0.1, 0.3])
+    correct = np.array([True, False, False, False, True, False, False, False])
+    laid_out = pd.DataFrame({"option": [1, 2, 3, 4] * 2})
+    assert O._key_pvalue(laid_out, values, correct, 0, 200) == O.randomization_pvalue(
+        values.reshape(-1, 4), correct.reshape(-1, 4), seed=0, draws=200)
+    swapped = pd.DataFrame({"option": [1, 2, 3, 4, 2, 1, 3, 4]})  # rows not as qc.overlap lays them out
+    assert O._key_pvalue(swapped, values, correct, 0, 200) is None
+    assert O._key_pvalue(laid_out.iloc[:7], values[:7], correct[:7], 0, 200) is None  # not four per question
+    none_single = np.array([True, True, False, False, False, False, False, False])  # two correct, then none
+    assert O._key_pvalue(laid_out, values, none_single, 0, 200) == 1.0
