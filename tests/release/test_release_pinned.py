@@ -831,6 +831,10 @@ def test_a_dataset_entry_adds_each_folder_or_only_those_named(tmp_path):
         _dataset_source(_dataset_plan(tmp_path), DatasetEntry(index=2, path=annotated, only=("hin_Deva", "xho_Latn")))
     assert (err.value.file, err.value.field) == (str(tmp_path / "r.yaml"), "variants[2].dataset.only")
     assert err.value.message.startswith(f"{annotated} holds no variant xho_Latn (it holds: amh_Ethi, arb_Arab, ")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(RecipeError) as err:
+        _dataset_source(_dataset_plan(tmp_path), DatasetEntry(index=2, path=tmp_path / "empty", only=("hin_Deva",)))
+    assert err.value.message == f"{tmp_path / 'empty'} holds no variant hin_Deva (it holds: none)"
 
 
 def test_a_dataset_entry_aligned_to_the_pivot_is_one_stage_per_variant(tmp_path, monkeypatch):
