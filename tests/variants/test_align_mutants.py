@@ -291,3 +291,20 @@ def test_a_path_that_reaches_either_edge_of_the_band_comes_back_from_it():
     back_and_out = target[:50] + target[53:100] + x + target[100:]  # three missing, later three extra
     assert [s for s in align_path(back_and_out, english, 200, band=3) if s[0]] == [
         (2, 50, 50), (2, 50, 51), (2, 50, 52), (1, 97, 100), (1, 98, 100), (1, 99, 100)]
+
+
+@pytest.mark.parametrize("change, breaks", [
+    (lambda t: t[1:], [Break("missing", 0, 0, 0, 1)]),
+    (lambda t: ["v" * 30] + t, [Break("extra", 0, 0, 0, None)]),
+    (lambda t: t[:-1], [Break("missing", 199, 199, 199, None)]),
+    (lambda t: t + ["v" * 30], [Break("extra", 200, 200, 200, None)]),
+])
+def test_a_break_at_either_end_of_a_file_without_numbers(change, breaks):
+    english = _english(200)
+    assert locate_misalignment(change(_translate(english)), english, 200) == breaks
+
+
+def test_counts_apart_by_more_than_the_default_limit_are_not_located():
+    english, target = _numbered()
+    assert locate_misalignment(target[:100] + target[150:], english, 200) != []  # 50 apart: located
+    assert locate_misalignment(target[:100] + target[151:], english, 200) == []  # 51 apart
