@@ -857,3 +857,20 @@ def test_a_dataset_entry_aligned_to_the_pivot_is_one_stage_per_variant(tmp_path,
         _dataset_source(Plan(root=tmp_path, recipe=plan.recipe), DatasetEntry(index=0, path=annotated,
                                                                               only=("hin_Deva",), align="pivot"))
     assert err.value.field == "variants[0].dataset.align"
+
+
+def test_a_dataset_entry_keeps_each_folders_kind_and_refuses_a_variant_made_before(tmp_path, monkeypatch):
+    from builder.release import steps
+    from builder.release.plan import _dataset_source
+    from builder.release.recipe import DatasetEntry
+    from schemas.errors import RecipeError
+
+    monkeypatch.setattr(steps, "align_to_pivot", lambda *args: args)
+    mc = root_data("qc/pivot")  # multiple-choice variant folders
+    plan = _dataset_plan(tmp_path)
+    _dataset_source(plan, DatasetEntry(index=1, path=mc, only=("fra_Latn",)))
+    _dataset_source(plan, DatasetEntry(index=2, path=mc, only=("hin_Deva",), align="pivot"))
+    assert (plan.variants["fra_Latn"].kind, plan.variants["hin_Deva"].kind) == ("mc", "mc")
+    with pytest.raises(RecipeError) as err:
+        _dataset_source(plan, DatasetEntry(index=3, path=mc, only=("eng_Latn",)))
+    assert err.value.field == "variants[3].dataset" and "variant eng_Latn is made twice" in err.value.message
