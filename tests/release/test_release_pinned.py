@@ -874,3 +874,24 @@ def test_a_dataset_entry_keeps_each_folders_kind_and_refuses_a_variant_made_befo
     with pytest.raises(RecipeError) as err:
         _dataset_source(plan, DatasetEntry(index=3, path=mc, only=("eng_Latn",)))
     assert err.value.field == "variants[3].dataset" and "variant eng_Latn is made twice" in err.value.message
+
+
+def test_make_plan_runs_here_by_default_and_refuses_two_kinds_of_data(tmp_path):
+    import dataclasses
+
+    from builder.release.plan import make_plan
+    from builder.release.recipe import DatasetEntry, load_release_recipe
+    from schemas.errors import RecipeError
+
+    recipe = load_release_recipe(root_data("release/mini-release.yaml"))
+    plan = make_plan(recipe, tmp_path / "rel", jobs=1, quiet=True)
+    assert plan.where == {"jobs": 1, "backend": "local", "address": None}
+    assert plan.stages[-1].options["allow_failing_gate"] is False
+    mixed = dataclasses.replace(recipe, variants=(
+        DatasetEntry(index=0, path=root_data("sib200/annotated"), only=("eng_Latn",)),
+        DatasetEntry(index=1, path=root_data("qc/pivot"), only=("fra_Latn",))))
+    with pytest.raises(RecipeError) as err:
+        make_plan(mixed, tmp_path / "mixed", jobs=1, quiet=True)
+    assert (err.value.message, err.value.file, err.value.field) == (
+        "a release holds one kind of data; these entries make both topic and multiple-choice variants",
+        str(recipe.file), "variants")
