@@ -895,3 +895,8 @@ def test_make_plan_runs_here_by_default_and_refuses_two_kinds_of_data(tmp_path):
     assert (err.value.message, err.value.file, err.value.field) == (
         "a release holds one kind of data; these entries make both topic and multiple-choice variants",
         str(recipe.file), "variants")
+    no_pivot = dataclasses.replace(recipe, pivot="fra_Latn", variants=recipe.variants[:2])
+    with pytest.raises(RecipeError) as err:
+        make_plan(no_pivot, tmp_path / "no-pivot", jobs=1, quiet=True)
+    assert (err.value.message, err.value.file, err.value.field) == (
+        "the pivot fra_Latn is not made by any entry (made: eng_Latn, nqo_Nkoo)", str(recipe.file), "pivot")
