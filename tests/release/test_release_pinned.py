@@ -680,6 +680,8 @@ def test_the_plan_names_every_stage_after_the_variants_with_its_inputs_and_optio
          {**named, "lm_eval": True, "citation": credit["citation"], "qc": True, "allow_failing_gate": True},
          "export")]
     assert plan.export == rel / "export" and plan.stages[-1].output == rel / "export"
+    # only the stages that read the pivot alone run together (extend, align)
+    assert [st.name for st in plan.stages if st.parallel] == ["extend-nqo_Nkoo", "align-hin_Deva"]
     assert plan.dataset == out["dataset"] and plan.qc is plan.stages[8] and plan.kind == "topic"
     where = {"jobs": 3, "backend": "ray", "address": "auto"}
     assert plan.where == where
