@@ -875,7 +875,21 @@ def test_a_dataset_entry_keeps_each_folders_kind_and_refuses_a_variant_made_befo
     assert (plan.variants["fra_Latn"].kind, plan.variants["hin_Deva"].kind) == ("mc", "mc")
     with pytest.raises(RecipeError) as err:
         _dataset_source(plan, DatasetEntry(index=3, path=mc, only=("eng_Latn",)))
-    assert err.value.field == "variants[3].dataset" and "variant eng_Latn is made twice" in err.value.message
+    assert (err.value.message, err.value.file, err.value.field) == (
+        "variant eng_Latn is made twice (first by annotation (curated and split))", str(tmp_path / "r.yaml"),
+        "variants[3].dataset")
+
+
+def test_two_stages_of_one_name_are_refused_naming_the_recipe(tmp_path):
+    """The guard behind the variant checks: two assemblies of recipes with one name would share a stage."""
+    from schemas.errors import RecipeError
+
+    plan = Plan(root=tmp_path, recipe=SimpleNamespace(file=tmp_path / "r.yaml"))
+    plan.stage("assemble-bench", {}, {}, print)
+    with pytest.raises(RecipeError) as err:
+        plan.stage("assemble-bench", {}, {}, print)
+    assert (err.value.message, err.value.file) == (
+        "two stages would be named 'assemble-bench': a variant is made twice", str(tmp_path / "r.yaml"))
 
 
 def test_make_plan_runs_here_by_default_and_refuses_two_kinds_of_data(tmp_path):
