@@ -690,7 +690,8 @@ def test_the_plan_names_every_stage_after_the_variants_with_its_inputs_and_optio
     assert made["align_to_pivot"] == ((variants["eng_Latn"], root_data("sib200/annotated/hin_Deva"), "hin_Deva"), {})
     (dataset, settings, options, lm_where, reporter), _ = made["lm_eval"]
     assert (dataset, settings, options, lm_where) == (out["dataset"], r.lm_eval, named, where) and reporter is not None
-    assert made["disparity"][0][0] == {"lm": models, "baselines": out["baselines"] / "results.json"}
+    (records, reporter), _ = made["disparity"]
+    assert records == {"lm": models, "baselines": out["baselines"] / "results.json"} and reporter is not None
     (dataset, given, options, export_where, reporter), _ = made["export"]
     assert (dataset, given, export_where) == (out["dataset"], reports, where) and reporter is not None
     assert options == {**named, "lm_eval": True, "citation": credit["citation"], "qc": True,
