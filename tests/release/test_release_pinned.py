@@ -33,6 +33,8 @@ from schemas.runtime.outputs import MARKER
 from schemas.variant import VariantInfo
 
 LABELS = ("sports", "travel", "health")
+DATA = Path(__file__).resolve().parents[1] / "data"
+MINI = DATA / "release" / "mini-release.yaml"
 
 
 def _folder(path: Path, splits: dict[str, list[int]], prefix: str) -> Path:
@@ -393,9 +395,8 @@ def test_the_extend_stage_records_its_inputs_by_name():
     from builder.release.plan import make_plan
     from builder.release.recipe import load_release_recipe
 
-    root = Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory() as tmp:
-        plan = make_plan(load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml"), Path(tmp),
+        plan = make_plan(load_release_recipe(MINI), Path(tmp),
                          jobs=1, quiet=True)
     extend = next(st for st in plan.stages if st.name == "extend-nqo_Nkoo")
     assert sorted(extend.inputs) == ["parallel[0]", "parallel[1]", "source"]  # no translations nor config given
@@ -465,8 +466,7 @@ def test_the_extend_stage_passes_every_option_of_its_entry_to_the_task(tmp_path,
     from builder.tasks.base import TaskResult
     from schemas.runtime.provenance import recorded_path
 
-    root = Path(__file__).resolve().parents[2]
-    recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
+    recipe = load_release_recipe(MINI)
     entry = recipe.variants[1]
     given = dict(translations=tmp_path / "translations.jsonl", config=tmp_path / "checks.yaml",
                  expected_lines=(997, 1012), license="CC-BY-4.0")
@@ -499,10 +499,8 @@ def test_the_extend_stage_passes_every_option_of_its_entry_to_the_task(tmp_path,
 
 def test_a_variant_kind_is_carried_by_the_extend_stage(tmp_path):
     """A multiple-choice variant projected stays multiple-choice (the plan asks its base's kind)."""
-    from builder.release.plan import _extend
+    from builder.release.plan import Variant, _extend
     from builder.release.recipe import ExtendEntry
-
-    from builder.release.plan import Variant
 
     plan = Plan(root=tmp_path, recipe=SimpleNamespace(file=tmp_path / "r.yaml", license=None), quiet=True)
     plan.variants["eng_Latn"] = Variant("eng_Latn", tmp_path / "eng", "dataset", kind="mc")
@@ -519,11 +517,10 @@ def test_the_agreement_stage_runs_in_process_and_leaves_its_skips_to_the_adjudic
     from builder.release.plan import make_plan
     from builder.release.recipe import load_release_recipe
 
-    root = Path(__file__).resolve().parents[2]
-    tasks = json.loads((root / "tests" / "data" / "annotation" / "ls_export.json").read_text(encoding="utf-8"))[:3]
+    tasks = json.loads((DATA / "annotation" / "ls_export.json").read_text(encoding="utf-8"))[:3]
     tasks[0]["annotations"][2]["was_cancelled"] = True
     (tmp_path / "judgements.json").write_text(json.dumps(tasks), encoding="utf-8")
-    recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
+    recipe = load_release_recipe(MINI)
     entry = dataclasses.replace(recipe.variants[0], judgements=tmp_path / "judgements.json", labelled=None)
     recipe = dataclasses.replace(recipe, variants=(entry, *recipe.variants[1:]))
     plan = make_plan(recipe, tmp_path / "rel", jobs=1)
@@ -562,8 +559,7 @@ def test_an_annotation_entry_names_each_stage_and_passes_its_options_to_each_tas
 
     from builder.release import steps
 
-    root = Path(__file__).resolve().parents[2]
-    recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
+    recipe = load_release_recipe(MINI)
     given = make_plan(recipe, tmp_path / "given", jobs=1, quiet=True)  # labelled items given: curated as they are
     assert next(st for st in given.stages if st.name == "curate-eng_Latn").inputs["labelled"] == \
         recipe.variants[0].labelled
@@ -638,8 +634,7 @@ def _mini_plan_with_every_stage(tmp_path, monkeypatch, quiet=True, **recipe_chan
 
     for name in ("collect", "license_audit", "export", "align_to_pivot", "lm_eval", "disparity"):
         monkeypatch.setattr(steps, name, factory(name))
-    root = Path(__file__).resolve().parents[2]
-    recipe = load_release_recipe(root / "tests" / "data" / "release" / "mini-release.yaml")
+    recipe = load_release_recipe(MINI)
     changes = {"lm_eval": LmSettings(model=tmp_path / "model.gguf", tasks=("hin_Deva",), limit=5, batch_size=2,
                                      seed=3, num_fewshot=1),
                "baselines": dataclasses.replace(recipe.baselines, names=("char_linear", "majority"), split="dev",
@@ -687,7 +682,8 @@ def test_the_plan_names_every_stage_after_the_variants_with_its_inputs_and_optio
     assert plan.where == where
     assert made["collect"] == (({c: (p, False) for c, p in variants.items()}, credit), {})
     assert made["license_audit"] == ((out["dataset"], "CC-BY-SA-4.0"), {})
-    assert made["align_to_pivot"] == ((variants["eng_Latn"], root_data("sib200/annotated/hin_Deva"), "hin_Deva"), {})
+    hin = DATA / "sib200" / "annotated" / "hin_Deva"
+    assert made["align_to_pivot"] == ((variants["eng_Latn"], hin, "hin_Deva"), {})
     (dataset, settings, options, lm_where, reporter), _ = made["lm_eval"]
     assert (dataset, settings, options, lm_where) == (out["dataset"], r.lm_eval, named, where) and reporter is not None
     (records, reporter), _ = made["disparity"]
@@ -696,10 +692,6 @@ def test_the_plan_names_every_stage_after_the_variants_with_its_inputs_and_optio
     assert (dataset, given, export_where) == (out["dataset"], reports, where) and reporter is not None
     assert options == {**named, "lm_eval": True, "citation": credit["citation"], "qc": True,
                        "allow_failing_gate": True}
-
-
-def root_data(relative: str) -> Path:
-    return Path(__file__).resolve().parents[2] / "tests" / "data" / relative
 
 
 def test_the_gate_and_the_baselines_pass_the_recipe_and_where_they_run_to_their_tasks(tmp_path, monkeypatch,
@@ -820,7 +812,7 @@ def test_a_dataset_entry_adds_each_folder_or_only_those_named(tmp_path):
     from builder.release.recipe import DatasetEntry
     from schemas.errors import RecipeError
 
-    annotated = root_data("sib200/annotated")
+    annotated = DATA / "sib200" / "annotated"
     plan = _dataset_plan(tmp_path)
     _dataset_source(plan, DatasetEntry(index=1, path=annotated, only=("hin_Deva", "kas_Arab")))
     assert plan.stages == [] and list(plan.variants) == ["eng_Latn", "hin_Deva", "kas_Arab"]
@@ -847,7 +839,7 @@ def test_a_dataset_entry_aligned_to_the_pivot_is_one_stage_per_variant(tmp_path,
     from schemas.errors import RecipeError
 
     monkeypatch.setattr(steps, "align_to_pivot", lambda *args: args)
-    annotated = root_data("sib200/annotated")
+    annotated = DATA / "sib200" / "annotated"
     plan = _dataset_plan(tmp_path)
     _dataset_source(plan, DatasetEntry(index=1, path=annotated, only=("hin_Deva", "npi_Deva"), align="pivot"))
     assert [(st.name, st.inputs, st.options, st.parallel, st.action) for st in plan.stages] == [
@@ -869,7 +861,7 @@ def test_a_dataset_entry_keeps_each_folders_kind_and_refuses_a_variant_made_befo
     from schemas.errors import RecipeError
 
     monkeypatch.setattr(steps, "align_to_pivot", lambda *args: args)
-    mc = root_data("qc/pivot")  # multiple-choice variant folders
+    mc = DATA / "qc" / "pivot"  # multiple-choice variant folders
     plan = _dataset_plan(tmp_path)
     _dataset_source(plan, DatasetEntry(index=1, path=mc, only=("fra_Latn",)))
     _dataset_source(plan, DatasetEntry(index=2, path=mc, only=("hin_Deva",), align="pivot"))
@@ -900,13 +892,13 @@ def test_make_plan_runs_here_by_default_and_refuses_two_kinds_of_data(tmp_path):
     from builder.release.recipe import DatasetEntry, load_release_recipe
     from schemas.errors import RecipeError
 
-    recipe = load_release_recipe(root_data("release/mini-release.yaml"))
+    recipe = load_release_recipe(MINI)
     plan = make_plan(recipe, tmp_path / "rel", jobs=1, quiet=True)
     assert plan.where == {"jobs": 1, "backend": "local", "address": None}
     assert plan.stages[-1].options["allow_failing_gate"] is False
     mixed = dataclasses.replace(recipe, variants=(
-        DatasetEntry(index=0, path=root_data("sib200/annotated"), only=("eng_Latn",)),
-        DatasetEntry(index=1, path=root_data("qc/pivot"), only=("fra_Latn",))))
+        DatasetEntry(index=0, path=DATA / "sib200" / "annotated", only=("eng_Latn",)),
+        DatasetEntry(index=1, path=DATA / "qc" / "pivot", only=("fra_Latn",))))
     with pytest.raises(RecipeError) as err:
         make_plan(mixed, tmp_path / "mixed", jobs=1, quiet=True)
     assert (err.value.message, err.value.file, err.value.field) == (
