@@ -94,7 +94,6 @@ class Ledger:
     def __init__(self) -> None:
         self.entries: list[Drop] = []
         self.counts: Counter = Counter()
-        self.position = -1  # the step making the next drop, set by the runner (-1: the reader)
 
     def add(self, drop: Drop) -> None:
         self.entries.append(drop)

@@ -273,13 +273,13 @@ def locate_misalignment(target: Sequence[str], english: Mapping[int, str], n_exp
     if abs(n - n_expected) > max_difference:
         return []
     model = fit_ratio_model(target, english)
-    if n == n_expected and not _may_be_shifted(_Costs(target, english, model, n_expected), n):
+    costs = _Costs(target, english, model, n_expected)
+    if n == n_expected and not _may_be_shifted(costs, n):
         return []
     path = align_path(target, english, n_expected, model=model)
     events = [(pos, mv, i, j) for pos, (mv, i, j) in enumerate(path) if mv != _MATCH]
     if not events:
         return []
-    costs = _Costs(target, english, model, n_expected)
     cache: dict[int, np.ndarray] = {}
 
     def prefix(shift: int) -> np.ndarray:

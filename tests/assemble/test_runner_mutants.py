@@ -129,3 +129,18 @@ def test_every_digest_merged_into_the_sorted_arrays_is_found_again(monkeypatch):
         assert store.add(table, {d: f"#{k}"}) == {}
     assert len(table["recent"]) < 8
     assert store.add(table, {d: "again" for d in digests}) == {d: f"#{k}" for k, d in enumerate(digests)}
+
+
+def test_the_ledger_counts_every_drop_of_a_reason_and_keeps_them_in_order():
+    from builder.filters.base import Drop
+
+    ledger = Ledger()
+    drops = [Drop("RACE", "train", "train", "a.txt", "#0", "fill_in_blank", "fill_in_blank"),
+             Drop("RACE", "train", "train", "a.txt", "#2", "fill_in_blank", "fill_in_blank"),
+             Drop("RACE", "dev", "dev", "b.txt", "#0", "fill_in_blank", "fill_in_blank"),
+             Drop("RACE", "train", "train", "c.txt", "#1", "fill_in_blank", "fill_in_blank")]
+    for drop in drops:
+        ledger.add(drop)
+    assert ledger.entries == drops and len(ledger) == 4
+    assert ledger.counts == {("RACE", "train", "fill_in_blank"): 3, ("RACE", "dev", "fill_in_blank"): 1}
+    assert (ledger.dropped("RACE", "train"), ledger.dropped("RACE", "dev"), ledger.dropped("SciQ", "train")) == (3, 1, 0)

@@ -1,15 +1,19 @@
-"""Two small decisions of the export writer, pinned case by case (issue 27's mutation run).
+"""Three small decisions of the export writer, pinned case by case (issue 27's mutation run).
 
 ``is_export`` tells an earlier export (re-exported, its card kept) from any other folder with a
-manifest.json; ``default_pretty_name`` titles a card nobody named. The export tests go through both with
-a well-formed manifest and one or two sources; these add the edges.
+manifest.json; ``carried_reports`` reads the card's reports such an export carries; ``default_pretty_name``
+titles a card nobody named. The export tests go through them with a well-formed manifest and one or two
+sources; these add the edges.
 """
 from __future__ import annotations
 
 import json
 from types import SimpleNamespace as NS
 
-from builder.export.writer import default_pretty_name, is_export
+import pytest
+
+from builder.export.writer import carried_reports, default_pretty_name, is_export
+from schemas.errors import SchemaError
 
 
 def test_only_a_manifest_object_naming_the_toolkit_makes_an_earlier_export(tmp_path):
@@ -38,3 +42,27 @@ def test_the_default_title_lists_up_to_three_sources_and_counts_the_variants():
     assert default_pretty_name(_audit(["RACE", "SciQ", "MCTest", "ReClor"], ["a"]), None) is None
     assert default_pretty_name(_audit([], ["a"]), None) is None
     assert default_pretty_name(_audit(["RACE"], ["a"]), "my-org/race-plus") == "race-plus"
+
+
+def test_the_reports_an_earlier_export_carries_come_from_its_card_or_are_none(tmp_path):
+    card = {"qc": {"passed": True}, "agreement": None, "gate_failing_allowed": True}
+    assert carried_reports({"card": card}, tmp_path) == card
+    assert carried_reports({"files": {}}, tmp_path) == {}
+    assert carried_reports({"card": None}, tmp_path) == {}
+    # a manifest that is not an object carries nothing (it is no export of ours)
+    assert carried_reports([{"card": card}], tmp_path) == {}
+    assert carried_reports(None, tmp_path) == {}
+
+
+@pytest.mark.parametrize("card, field, found", [
+    ([], "card", "expected a JSON object, found list"),
+    ({"qc": "passed"}, "card.qc", "expected a JSON object or null, found str"),
+    ({"baselines": [1]}, "card.baselines", "expected a JSON object or null, found list"),
+    ({"gate_failing_allowed": "yes"}, "card.gate_failing_allowed", "expected true or false, found 'yes'"),
+    ({"gate_failing_allowed": 1}, "card.gate_failing_allowed", "expected true or false, found 1"),
+])
+def test_a_malformed_card_in_an_earlier_export_names_its_manifest_and_field(tmp_path, card, field, found):
+    with pytest.raises(SchemaError) as err:
+        carried_reports({"card": card}, tmp_path)
+    assert str(err.value) == f"{tmp_path / 'manifest.json'}, field {field}: {found}"
+    assert (err.value.file, err.value.field) == (str(tmp_path / "manifest.json"), field)

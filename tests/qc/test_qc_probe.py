@@ -67,3 +67,24 @@ def test_probe_needs_two_passages():
 def test_unknown_feature_set_is_refused(mctest_frame):
     with pytest.raises(ValueError, match="question\\+option, option"):
         probe_accuracy(mctest_frame, features="passage")
+
+
+def test_a_fold_whose_training_has_one_class_answers_1_and_the_later_folds_are_still_scored():
+    # no question names a valid answer: every training set is all negatives, so no fold fits a model,
+    # each answers option 1, and folds 1..4 are all scored (fold 0 only trains)
+    frame = pd.DataFrame([{"passage_id": f"p{p}", "question": f"q{p}{i}", "answer1": "a", "answer2": "b",
+                           "answer3": "c", "answer4": "d", "correct_answer_num": ""}
+                          for p in range(5) for i in range(2)])
+    got = probe_accuracy(frame, folds=5)
+    assert (got["n"], got["correct"], got["folds"]) == (8, 0, 5)
+
+
+def test_a_direct_call_caps_the_vocabulary_at_20000_words_by_default(mctest_frame, monkeypatch):
+    import qc.bow_probe as probe
+
+    seen = []
+    real = probe.count_matrix
+    monkeypatch.setattr(probe, "count_matrix", lambda flat, lengths, cap: seen.append(cap) or real(flat, lengths, cap))
+    probe_accuracy(mctest_frame)
+    probe_accuracy(mctest_frame, max_features=None)
+    assert seen == [20000, None]

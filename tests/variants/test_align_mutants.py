@@ -308,3 +308,38 @@ def test_counts_apart_by_more_than_the_default_limit_are_not_located():
     english, target = _numbered()
     assert locate_misalignment(target[:100] + target[150:], english, 200) != []  # 50 apart: located
     assert locate_misalignment(target[:100] + target[151:], english, 200) == []  # 51 apart
+
+
+def _flat_english(n: int, seed: int, flat: range) -> dict[int, str]:
+    """As :func:`_english`, but the lines in ``flat`` all of one length: a break among them has a range."""
+    rng = random.Random(seed)
+    return {i: "w" * (100 if i in flat else rng.randint(20, 200)) for i in range(n)}
+
+
+def test_breaks_among_lines_of_one_length_each_get_the_range_their_neighbours_leave():
+    english = _flat_english(120, 7, range(60, 80))
+    target = _translate(english, seed=7)
+    for at in (74, 68, 62):  # three extra lines that fit any of the twenty lines of one length
+        target.insert(at, "v" * 130)
+    breaks = locate_misalignment(target, english, 120)
+    # each range runs up to where the next break sits on the best path and back to where the one before sits
+    assert breaks == [Break("extra", 60, 74, 60, None), Break("extra", 69, 75, 68, None),
+                      Break("extra", 75, 82, 73, None)]
+    for b, line in zip(breaks, (62, 69, 76)):  # where the extra lines are in the target
+        assert b.line <= line <= b.last
+    # two of them: the first range reaches past the second break's line
+    target = _translate(english, seed=7)
+    for at in (72, 64):
+        target.insert(at, "v" * 130)
+    assert locate_misalignment(target, english, 120) == [Break("extra", 60, 75, 60, None),
+                                                         Break("extra", 69, 81, 68, None)]
+
+
+def test_a_missing_line_near_the_end_whose_english_is_unknown_there_keeps_its_range():
+    english = _flat_english(120, 7, range(100, 120))
+    target = _translate(english, seed=7)
+    del target[110]
+    known = {i: text for i, text in english.items() if i < 114}  # the last six English lines unknown
+    # the expected count, not the English known, says how far the file goes: lines 114-119 cost nothing to
+    # match, so the missing line may be anywhere from 98 to the end
+    assert locate_misalignment(target, known, 120) == [Break("missing", 98, 119, 98, 99)]

@@ -105,3 +105,31 @@ def test_romanize_shows_progress_in_a_few_lines(tmp_path):
     assert lines[-1] == "romanize: 1004/1004 rows romanized (test)"
     quiet = CliRunner().invoke(cli, ["-q", "romanize", str(SIB / "hin_Deva"), "--out", str(tmp_path / "out")])
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_romanize_variant_hands_its_info_callback_to_uroman_s_tables(tmp_path, monkeypatch):
+    """The line about building uroman's tables goes to the caller's ``info`` (the release's reporter)."""
+    cached = R._uroman() if R._uroman.cache_info().currsize else None
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def tables(info=None):
+        seen.append(info)
+        raise Stop  # the callback is all this test needs: no tables are built
+
+    def say(line):
+        pass
+
+    monkeypatch.setattr(U, "tables", tables)
+    R._uroman.cache_clear()
+    try:
+        with pytest.raises(Stop):
+            R.romanize_variant(SIB / "urd_Arab", tmp_path / "out", info=say)
+        assert seen == [say] and R._INFO == []
+    finally:
+        R._uroman.cache_clear()
+        if cached is not None:  # the process's tables back in the cache, as the other tests left them
+            monkeypatch.setattr(U, "tables", lambda info=None: cached)
+            R._uroman()
