@@ -873,6 +873,23 @@ def test_a_dataset_entry_keeps_each_folders_kind_and_refuses_a_variant_made_befo
         "variants[3].dataset")
 
 
+def test_one_assembly_recipe_twice_is_refused_as_a_variant_made_twice_before_its_stage_is_named(tmp_path):
+    """The second entry is refused for its variant, naming its key, not by the stage-name guard below."""
+    from builder.release.plan import _assemble
+    from builder.release.recipe import AssembleEntry
+    from schemas.errors import RecipeError
+
+    recipe = DATA.parent.parent / "examples" / "belebele-train.yaml"
+    plan = Plan(root=tmp_path / "rel", recipe=SimpleNamespace(file=tmp_path / "r.yaml"))
+    _assemble(plan, AssembleEntry(index=0, recipe=recipe))
+    with pytest.raises(RecipeError) as err:
+        _assemble(plan, AssembleEntry(index=1, recipe=recipe, seed=3))
+    assert (err.value.message, err.value.file, err.value.field) == (
+        "variant eng_Latn is made twice (first by assembled (belebele-train))", str(tmp_path / "r.yaml"),
+        "variants[1].assemble")
+    assert [st.name for st in plan.stages] == ["assemble-belebele-train"]
+
+
 def test_two_stages_of_one_name_are_refused_naming_the_recipe(tmp_path):
     """The guard behind the variant checks: two assemblies of recipes with one name would share a stage."""
     from schemas.errors import RecipeError
