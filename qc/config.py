@@ -102,12 +102,22 @@ def merge_config(base: dict[str, Any], override: dict[str, Any], *, file=None) -
     for name in ("alpha", "confidence", "pivot_share"):
         chk.number(f"decision.{name}", merged["decision"][name], 0, 1, exclusive=True)
     chk.number("checks.bow_probe.folds", merged["checks"]["bow_probe"]["folds"], 2)
-    dup = merged["checks"]["duplicates"]
-    chk.number("checks.duplicates.bands", dup["bands"], 1)
-    if dup["num_perm"] % dup["bands"]:
-        chk.fail("checks.duplicates.num_perm",
-                 f"expected a multiple of checks.duplicates.bands ({dup['bands']}), found {dup['num_perm']!r}")
+    for check, params in merged["checks"].items():
+        _check_minhash(chk, f"checks.{check}", params)
     return merged
+
+
+def _check_minhash(chk: Checker, where: str, params: dict) -> None:
+    """The text-similarity parameters of a check (duplicates, leakage, label conflicts, untranslated items):
+    shingles of at least one character, and MinHash signatures cut into bands of whole rows."""
+    if "shingle" in params:
+        chk.integer(f"{where}.shingle", params["shingle"], 1)
+    if "bands" not in params:
+        return
+    bands = chk.integer(f"{where}.bands", params["bands"], 1)
+    num_perm = chk.integer(f"{where}.num_perm", params["num_perm"], 1)
+    if num_perm % bands:
+        chk.fail(f"{where}.num_perm", f"expected a multiple of {where}.bands ({bands}), found {num_perm!r}")
 
 
 def load_config(path: str | Path | None = None) -> dict[str, Any]:

@@ -63,8 +63,8 @@ def near_conflicts(texts: pd.Series, labels: pd.Series, ids: pd.Series, params: 
     first = pd.DataFrame({"text": texts.to_numpy(), "label": labels.to_numpy(), "id": ids.to_numpy()})
     first = first[first["text"] != ""].drop_duplicates("text")
     text, label, id_ = (first[c].tolist() for c in ("text", "label", "id"))
-    pairs = near_duplicate_pairs(text, threshold=params["near_jaccard"], k=params.get("shingle", 5),
-                                 num_perm=params.get("num_perm", 64), bands=params.get("bands", 16), normalized=True)
+    pairs = near_duplicate_pairs(text, threshold=params["near_jaccard"], k=params["shingle"],
+                                 num_perm=params["num_perm"], bands=params["bands"], normalized=True)
     return [{"kind": "near", "ids": [id_[i], id_[j]], "labels": [label[i], label[j]], "jaccard": jac,
              "texts": [shorten(text[i]), shorten(text[j])]}
             for i, j, jac in sorted(pairs, key=lambda p: -p[2]) if label[i] != label[j]]

@@ -65,8 +65,8 @@ def near_shared(by_split: dict[str, pd.Series], ids: dict[str, pd.Series], param
                 texts.append(text)
                 names.append(f"{split}:{id_}")
                 splits.append(split)
-    pairs = near_duplicate_pairs(texts, groups=splits, threshold=params["near_jaccard"], k=params.get("shingle", 5),
-                                 num_perm=params.get("num_perm", 64), bands=params.get("bands", 16), normalized=True)
+    pairs = near_duplicate_pairs(texts, groups=splits, threshold=params["near_jaccard"], k=params["shingle"],
+                                 num_perm=params["num_perm"], bands=params["bands"], normalized=True)
     out = [{"ids": [names[i], names[j]], "jaccard": jac, "texts": [shorten(texts[i]), shorten(texts[j])],
             "full": (texts[i], texts[j])} for i, j, jac in pairs]
     return sorted(out, key=lambda p: -p["jaccard"])

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from oracles import stats
 
-from qc import (bow_probe, contamination, duplicates, empty_fields, length_bias, pivot_consistency, script_consistency,
-                sliding_window)
+from qc import (bow_probe, contamination, duplicates, empty_fields, leakage, length_bias, pivot_consistency,
+                script_consistency, sliding_window)
 from qc.result import VariantData
 from qc.textnorm import normalize, word_ngram_hashes
 from qc.tokens import TokenCache
@@ -863,6 +863,44 @@ def test_a_group_of_more_than_20_is_searched_with_the_configured_parameters(para
     assert len(expected) >= 2
     got = duplicates._within_groups(texts, ["p"] * len(texts), {**DUP, **params})
     assert sorted(got) == expected
+
+
+@pytest.mark.parametrize("params", [{"near_jaccard": 0.6, "shingle": 5, "num_perm": 32, "bands": 8},
+                                    {"near_jaccard": 0.6, "shingle": 3, "num_perm": 32, "bands": 8},
+                                    {"near_jaccard": 0.4, "shingle": 5, "num_perm": 128, "bands": 64}])
+def test_leakage_searches_across_splits_with_the_configured_parameters_and_names_the_closest_first(params):
+    base, *changed = _texts_with_similarities()
+    # train: the base text twice (named by its first row), an empty text and an unrelated one
+    train = {"index_id": [10, 11, 12, 13], "category": ["a"] * 4, "text": [base, "", base, "zzzz " * 20]}
+    test = {"index_id": [20 + i for i in range(len(changed))], "category": ["a"] * len(changed), "text": changed}
+    [r] = leakage.run(_data("eng_Latn", "topic", train=train, test=test), {"max_shared": 0, **params})
+    k, threshold = params["shingle"], params["near_jaccard"]
+    jaccard = [_jaccard(normalize(base), normalize(t), k) for t in changed]  # of the texts as the check compares them
+    expected = sorted(((round(j, 4), 20 + i) for i, j in enumerate(jaccard) if j >= threshold), reverse=True)
+    assert len(expected) >= 2
+    assert [(p["ids"], p["jaccard"]) for p in r.extra["near_pairs"]] == [
+        (["train:10", f"test:{i}"], jac) for jac, i in expected]
+    assert (r.value, r.extra["near"], r.extra["exact"], r.passed) == (len(expected), len(expected), 0, False)
+
+
+@pytest.mark.parametrize("params", [{"near_jaccard": 0.6, "shingle": 5, "num_perm": 32, "bands": 8},
+                                    {"near_jaccard": 0.6, "shingle": 3, "num_perm": 32, "bands": 8},
+                                    {"near_jaccard": 0.4, "shingle": 5, "num_perm": 128, "bands": 64}])
+def test_label_conflicts_search_near_texts_with_the_configured_parameters(params):
+    from qc import label_conflict
+
+    texts = _texts_with_similarities()
+    labels = ["a", "b", "b", "a", "b", "a", "b"]
+    test = {"index_id": list(range(len(texts))), "category": labels, "text": texts}
+    [r] = label_conflict.run(_data("eng_Latn", "topic", test=test), {"max_conflicts": 0, **params})
+    k, threshold = params["shingle"], params["near_jaccard"]
+    norm = [normalize(t) for t in texts]
+    expected = sorted(((round(_jaccard(norm[i], norm[j], k), 4), i, j) for i in range(len(texts))
+                       for j in range(i + 1, len(texts)) if labels[i] != labels[j]
+                       and _jaccard(norm[i], norm[j], k) >= threshold), key=lambda p: -p[0])
+    assert len(expected) >= 2
+    assert [(c["ids"], c["labels"], c["jaccard"]) for c in r.extra["conflicts"]] == [
+        ([f"test:{i}", f"test:{j}"], [labels[i], labels[j]], jac) for jac, i, j in expected]
 
 
 def test_a_pair_exactly_at_the_near_threshold_is_near():

@@ -157,6 +157,32 @@ def test_config_override_and_validation(tmp_path):
     assert QCConfigError("x").exit_code == 2
 
 
+@pytest.mark.parametrize("check", ["duplicates", "leakage", "label_conflict"])
+@pytest.mark.parametrize("override, message", [
+    ({"bands": 0}, "field checks.{c}.bands: expected an integer >= 1, found 0"),
+    ({"bands": 2.0}, "field checks.{c}.bands: expected an integer >= 1, found 2.0"),
+    ({"bands": 128, "num_perm": 64}, "field checks.{c}.num_perm: expected a multiple of checks.{c}.bands \\(128\\), "
+                                     "found 64"),
+    ({"bands": 10, "num_perm": 64}, "field checks.{c}.num_perm: expected a multiple of checks.{c}.bands \\(10\\), "
+                                    "found 64"),
+    ({"num_perm": 0}, "field checks.{c}.num_perm: expected an integer >= 1, found 0"),
+    ({"shingle": 0}, "field checks.{c}.shingle: expected an integer >= 1, found 0"),
+])
+def test_the_minhash_parameters_of_every_check_that_searches_near_texts_are_checked(check, override, message):
+    """bands 0 divided by zero in the middle of a run (a traceback, exit 1 as if the gate had failed), and
+    bands that do not cut the signature into whole rows searched other texts than configured."""
+    with pytest.raises(QCConfigError, match=message.format(c=check)):
+        merge_config(default_config(), {"checks": {check: override}})
+    good = merge_config(default_config(), {"checks": {check: {"bands": 4, "num_perm": 64, "shingle": 3}}})
+    assert {k: good["checks"][check][k] for k in ("bands", "num_perm", "shingle")} == {"bands": 4, "num_perm": 64,
+                                                                                      "shingle": 3}
+
+
+def test_a_shingle_of_untranslated_items_below_one_character_is_refused():
+    with pytest.raises(QCConfigError, match="field checks.untranslated.shingle: expected an integer >= 1, found 0"):
+        merge_config(default_config(), {"checks": {"untranslated": {"shingle": 0}}})
+
+
 def test_defaults_cite_a_source_for_every_threshold():
     text = (qc.__path__[0] + "/defaults.yaml")
     lines = open(text, encoding="utf-8").read().splitlines()
