@@ -66,8 +66,8 @@ def accuracy_ci(correct: int, n: int, *, level: float = 0.95, method: str = "wil
     else:  # Clopper-Pearson: the beta quantiles of the exact binomial test
         from scipy.special import betaincinv
 
-        low = betaincinv(correct, n - correct + 1, alpha / 2) if correct else 0.0
-        high = betaincinv(correct + 1, n - correct, 1 - alpha / 2) if correct < n else 1.0
+        low = betaincinv(correct, n - correct + 1, alpha / 2)  # NaN at correct == 0, set below
+        high = betaincinv(correct + 1, n - correct, 1 - alpha / 2)  # NaN at correct == n, set below
     low = 0.0 if correct == 0 else max(0.0, float(low))  # exact at the edges (no 1e-17 rounding residue)
     high = 1.0 if correct == n else min(1.0, float(high))
     return (low, high)
