@@ -43,8 +43,16 @@ def test_the_shipped_rule_is_holm_at_005_with_half_for_the_pivot():
 
 @pytest.mark.parametrize("method", ["holm", "fdr_bh", "bonferroni"])
 def test_adjusted_p_values_are_statsmodels(method):
-    p = np.random.default_rng(1).uniform(0, 0.02, size=25)
-    assert adjust(p, method).tolist() == multipletests(p, method=method)[1].tolist()  # to the last bit
+    rng = np.random.default_rng(1)
+    families = [rng.uniform(0, 0.02, size=25),  # small p-values: no cap reached
+                rng.uniform(0, 1, size=25),  # adjusted values above 1 are capped at 1
+                np.repeat(rng.uniform(0, 0.1, size=5), 3),  # ties, in any order the sort leaves them
+                np.array([0.3]), np.array([0.04, 0.04])]
+    for p in families:
+        assert adjust(p, method).tolist() == multipletests(p, method=method)[1].tolist()  # to the last bit
+    if method != "fdr_bh":  # Benjamini-Hochberg's largest adjusted value is the largest p-value: never above 1
+        assert max(adjust(families[1], method)) == 1.0
+    assert adjust([], method).tolist() == []
     with pytest.raises(ValueError, match="holm, fdr_bh, bonferroni"):
         adjust(p, "none")
 
