@@ -228,6 +228,26 @@ def test_the_dataset_is_made_from_every_stage_it_reads_directly_or_not(tmp_path)
     assert findings.dataset_stages(plan) == {"g", "a", "b", "side", "c"}
 
 
+def test_the_qc_notes_group_skipped_checks_by_reason_and_list_the_warnings():
+    checks = [
+        {"variant": "hin_Deva", "check": "bow_probe", "skipped": True, "detail": "only  one\npassage"},
+        "not a check",  # skipped, and the checks after it still read
+        {"variant": "arb_Arab", "check": "bow_probe", "skipped": True, "detail": "only one passage"},
+        {"variant": "eng_Latn", "check": "bow_probe", "skipped": True, "reason": "no rows"},  # no detail: the reason
+        {"variant": "eng_Latn", "check": "leakage", "skipped": True},  # neither
+        {"variant": "fra_Latn", "check": "duplicates", "passed": False, "gate": False, "detail": "2 near\tpairs"},
+        {"variant": "fra_Latn", "check": "leakage", "passed": False, "gate": True, "detail": "gated: a failure"},
+        {"variant": "fra_Latn", "check": "length_bias", "passed": True, "gate": False, "detail": "fine"},
+        {"variant": "deu_Latn", "check": "script", "passed": None, "gate": False, "detail": "not decided"},
+    ]
+    skipped, warned = findings.qc_notes({"checks": checks})
+    assert skipped == [{"check": "bow_probe", "why": "no rows", "variants": ["eng_Latn"]},
+                       {"check": "bow_probe", "why": "only one passage", "variants": ["arb_Arab", "hin_Deva"]},
+                       {"check": "leakage", "why": "no reason given", "variants": ["eng_Latn"]}]
+    assert warned == [{"variant": "fra_Latn", "check": "duplicates", "detail": "2 near pairs"}]
+    assert findings.qc_notes(None) == findings.qc_notes({}) == findings.qc_notes({"checks": None}) == ([], [])
+
+
 def test_the_labels_each_curation_step_dropped_are_summed_from_its_log(tmp_path):
     log = {"steps": [
         {"step": "dropped_label", "dropped_labels": {"science": 3, "geography": 1}},
