@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from oracles import stats
 
-from qc import (bow_probe, contamination, duplicates, empty_fields, leakage, length_bias, pivot_consistency,
-                script_consistency, sliding_window)
+from qc import (bow_probe, contamination, duplicates, empty_fields, label_conflict, leakage, length_bias,
+                pivot_consistency, script_consistency, sliding_window)
 from qc.result import VariantData
 from qc.textnorm import normalize, word_ngram_hashes
 from qc.tokens import TokenCache
@@ -825,13 +825,18 @@ def _texts_with_similarities():
     return out
 
 
+#: Parameter sets of the near-text search other than the shipped ones: another shingle, and a lower threshold
+#: with more bands (each check must pass every one of them to the search).
+NEAR_PARAMS = [{"near_jaccard": 0.6, "shingle": 5, "num_perm": 32, "bands": 8},
+               {"near_jaccard": 0.6, "shingle": 3, "num_perm": 32, "bands": 8},
+               {"near_jaccard": 0.4, "shingle": 5, "num_perm": 128, "bands": 64}]
+
+
 def _brute_pairs(texts, k, threshold):
     return sum(_jaccard(a, b, k) >= threshold for i, a in enumerate(texts) for b in texts[i + 1:])
 
 
-@pytest.mark.parametrize("params", [{"near_jaccard": 0.6, "shingle": 5, "num_perm": 32, "bands": 8},
-                                    {"near_jaccard": 0.6, "shingle": 3, "num_perm": 32, "bands": 8},
-                                    {"near_jaccard": 0.4, "shingle": 5, "num_perm": 128, "bands": 64}])
+@pytest.mark.parametrize("params", NEAR_PARAMS)
 def test_duplicates_use_the_configured_near_duplicate_search(params):
     texts = _texts_with_similarities()
     expected = _brute_pairs(texts, params["shingle"], params["near_jaccard"])
@@ -849,9 +854,7 @@ def test_duplicates_use_the_configured_near_duplicate_search(params):
     assert questions.extra["exact"] == 14
 
 
-@pytest.mark.parametrize("params", [{"near_jaccard": 0.6, "shingle": 5, "num_perm": 32, "bands": 8},
-                                    {"near_jaccard": 0.6, "shingle": 3, "num_perm": 32, "bands": 8},
-                                    {"near_jaccard": 0.4, "shingle": 5, "num_perm": 128, "bands": 64}])
+@pytest.mark.parametrize("params", NEAR_PARAMS)
 def test_a_group_of_more_than_20_is_searched_with_the_configured_parameters(params):
     """The LSH path of a large group (25 questions on one passage) finds the pairs brute force finds."""
     rng = np.random.default_rng(9)
@@ -865,9 +868,7 @@ def test_a_group_of_more_than_20_is_searched_with_the_configured_parameters(para
     assert sorted(got) == expected
 
 
-@pytest.mark.parametrize("params", [{"near_jaccard": 0.6, "shingle": 5, "num_perm": 32, "bands": 8},
-                                    {"near_jaccard": 0.6, "shingle": 3, "num_perm": 32, "bands": 8},
-                                    {"near_jaccard": 0.4, "shingle": 5, "num_perm": 128, "bands": 64}])
+@pytest.mark.parametrize("params", NEAR_PARAMS)
 def test_leakage_searches_across_splits_with_the_configured_parameters_and_names_the_closest_first(params):
     base, *changed = _texts_with_similarities()
     # train: the base text twice (named by its first row), an empty text and an unrelated one
@@ -883,12 +884,8 @@ def test_leakage_searches_across_splits_with_the_configured_parameters_and_names
     assert (r.value, r.extra["near"], r.extra["exact"], r.passed) == (len(expected), len(expected), 0, False)
 
 
-@pytest.mark.parametrize("params", [{"near_jaccard": 0.6, "shingle": 5, "num_perm": 32, "bands": 8},
-                                    {"near_jaccard": 0.6, "shingle": 3, "num_perm": 32, "bands": 8},
-                                    {"near_jaccard": 0.4, "shingle": 5, "num_perm": 128, "bands": 64}])
+@pytest.mark.parametrize("params", NEAR_PARAMS)
 def test_label_conflicts_search_near_texts_with_the_configured_parameters(params):
-    from qc import label_conflict
-
     texts = _texts_with_similarities()
     labels = ["a", "b", "b", "a", "b", "a", "b"]
     test = {"index_id": list(range(len(texts))), "category": labels, "text": texts}
