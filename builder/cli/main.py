@@ -187,6 +187,7 @@ _STOPPING: dict[str, int] = {}  # the CLI's pid while a run is on (the signal th
 _AT_FORK = False
 _IN_CHILD = False  # a process forked from the CLI (a worker)
 _STOPPED = False  # a run of this process was stopped by a signal
+_IN_HOOK = False  # the unraisable hook is re-delivering a swallowed interruption (:func:`_unraisable`)
 #: Seconds the clean-up after Ctrl-C or SIGTERM may take before the process ends anyway (with its line and
 #: exit code): an interruption raised where Python cannot propagate it must still stop the run.
 STOP_GRACE = 30.0
@@ -205,6 +206,9 @@ def _on_stop_signal(signum, frame):
     if _IN_CHILD:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
+        return
+    if _IN_HOOK:  # raised here, it would be swallowed by the hook in turn: sent again once the hook is done
+        _redeliver(signum)
         return
     if os.getpid() != _STOPPING.get("pid"):  # no run now: after one was stopped, a late copy is ignored
         if _STOPPED:
@@ -272,19 +276,40 @@ def _unraisable(hook):
     callback, a ``__del__`` or a finalizer cannot propagate: Python prints
     "Exception ignored" and goes on, and the run would finish as if never
     interrupted (once in 7 Ctrl-C in a release's qc stage). The CLI sends the
-    same signal to itself again, so the interruption is raised at the next
-    point that can take it.
+    same signal to itself again (:func:`_redeliver`), so the interruption is
+    raised at the next point that can take it, after the hook.
     """
 
     def unraisable(info):
+        global _IN_HOOK
         if (issubclass(info.exc_type, KeyboardInterrupt) and _STOPPING.get("pid") == os.getpid()
                 and run_stop.requested()):
+            _IN_HOOK = True
             _STOPPING["again"] = 1
-            os.kill(os.getpid(), run_stop.requested())
+            _redeliver(run_stop.requested())
+            _IN_HOOK = False  # an assignment, not a call: the signal's handler cannot run between it and the return
             return
         hook(info)
 
     return unraisable
+
+
+def _redeliver(signum: int) -> None:
+    """Send ``signum`` to this process from a thread of its own.
+
+    Python runs a signal's handler in the main thread at its next check, which, for a signal the hook sent
+    itself, is inside the hook: the handler's ``KeyboardInterrupt`` would then be swallowed again, printed
+    as "Exception ignored in sys.unraisablehook" with a traceback. Sent from another thread a moment later,
+    it finds the hook returned; should it not, the handler sees :data:`_IN_HOOK` and sends it once more.
+    """
+    import threading
+    import time
+
+    def again() -> None:
+        time.sleep(0.005)  # the thread's start returns to the hook before the signal goes
+        os.kill(os.getpid(), signum)
+
+    threading.Thread(target=again, name="builder-stop-again", daemon=True).start()
 
 
 def _in_forked_child() -> None:
