@@ -32,7 +32,11 @@ Multiple-choice variants use Belebele's prompt (``P:``/``Q:``/``A:``-``D:``/
 ``Answer:``, choices A-D, target from ``correct_answer_num``); topic variants
 (SIB-200) ask for the topic among the labels, with the label as the choice.
 With ``--schema belebele`` the template reads Belebele's published columns
-(``flores_passage``, ``mc_answer1``-``4``), exactly lm-eval's own template.
+(``flores_passage``, ``mc_answer1``-``4``), lm-eval's own template but for
+one line: the decontamination query names the column (``question``, ``text``
+for topics), which lm-eval returns as it is. lm-eval's ``"{{question}}"``
+renders the text and then reads it as a Python literal (``ast.literal_eval``
+in 0.4), which fails on any passage.
 Every file says in its first line that it was generated. Load them with
 ``lm_eval --include_path <export>/lm_eval --tasks <name>``.
 
@@ -64,7 +68,7 @@ MC_SETTINGS = {
     "output_type": "multiple_choice",
     "fewshot_config": {"sampler": "first_n"},
     "should_decontaminate": True,
-    "doc_to_decontamination_query": "{{question}}",
+    "doc_to_decontamination_query": "question",  # the column (module docstring), not "{{question}}"
     "doc_to_text": "P: {{passage}}\nQ: {{question.strip()}}\nA: {{answer1}}\nB: {{answer2}}\nC: {{answer3}}\n"
                    "D: {{answer4}}\nAnswer:",
     "doc_to_choice": ["A", "B", "C", "D"],
@@ -215,7 +219,7 @@ def topic_settings(labels: list[str]) -> dict:
         "output_type": "multiple_choice",
         "fewshot_config": {"sampler": "first_n"},
         "should_decontaminate": True,
-        "doc_to_decontamination_query": "{{text}}",
+        "doc_to_decontamination_query": "text",  # the column: lm-eval returns it as it is
         "doc_to_text": topic_prompt(labels),
         "doc_to_choice": [str(label) for label in labels],
         "doc_to_target": "category",
@@ -361,8 +365,8 @@ def write_lm_eval(folder: Path, *, name: str, kind: str, files: dict[str, dict[s
         tasks.append(task)
         written[_file_name(folder, f"{task}.yaml")] = task_yaml(
             task, template_name, files[variant], data_root, hub_repo=hub_repo, config=variant)
-    for group, members in group_names(name, files, romanized).items():
-        written[_file_name(folder, f"_{group}.yaml")] = group_yaml(group, [f"{name}_{v}" for v in members])
+    for group, members in group_names(name, files, romanized).items():  # named from `name`, checked above
+        written[f"_{group}.yaml"] = group_yaml(group, [f"{name}_{v}" for v in members])
     for fname, text in written.items():
         path_under(folder, fname).write_text(text, encoding="utf-8", newline="\n")
     return sorted(written), tasks

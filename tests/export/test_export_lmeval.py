@@ -131,6 +131,8 @@ def test_lm_eval_task_manager_loads_and_renders_the_first_prompt(exports):
     assert task.doc_to_text(doc) == expected
     assert task.doc_to_choice(doc) == ["A", "B", "C", "D"]
     assert task.doc_to_target(doc) == int(row.correct_answer_num) - 1
+    # the column, not lm-eval's "{{question}}", which it reads as a Python literal once rendered (a SyntaxError)
+    assert task.should_decontaminate() and task.doc_to_decontamination_query(doc) == row.question
     assert len(task.test_docs()) == 8
 
 
@@ -146,6 +148,8 @@ def test_lm_eval_topic_task_renders(exports):
     row = pd.read_parquet(exports["sib"] / "hin_Deva" / "test.parquet").iloc[0]
     labels = (EXPORT_DATA / "sib_small" / "hin_Deva" / "labels.txt").read_text().split()
     assert choices[task.doc_to_target(doc)] == labels[row.category]  # the ClassLabel index, decoded
+    # lm-eval's decontamination reads the text column
+    assert task.should_decontaminate() and task.doc_to_decontamination_query(doc) == doc["text"]
 
 
 @pytest.mark.integration

@@ -882,6 +882,24 @@ def test_leakage_searches_across_splits_with_the_configured_parameters_and_names
     assert [(p["ids"], p["jaccard"]) for p in r.extra["near_pairs"]] == [
         (["train:10", f"test:{i}"], jac) for jac, i in expected]
     assert (r.value, r.extra["near"], r.extra["exact"], r.passed) == (len(expected), len(expected), 0, False)
+    assert all(set(p) == {"ids", "jaccard", "texts"} for p in r.extra["near_pairs"])  # not the whole texts
+    # the detail names the two closest pairs, each with the place where its texts differ
+    head = f"texts in two splits: none; {len(expected)} near pair(s) at Jaccard >= {threshold}: "
+    assert r.detail.startswith(head), r.detail
+    named = [part.split(" (")[0] for part in r.detail[len(head):].split("; ")]
+    assert named == [f"train:10 ~ test:{i}" for _, i in expected[:2]]
+
+
+def test_a_question_in_two_splits_is_named_by_its_question_ids():
+    row = {"passage": "p", "answer1": "a", "answer2": "b", "answer3": "c", "answer4": "d", "correct_answer_num": 1}
+    train = pd.DataFrame([{**row, "passage_id": "P1", "question_id": "Q1", "question": "Who?"},
+                          {**row, "passage_id": "P2", "question_id": "Q2", "question": "Why?"}])
+    test = pd.DataFrame([{**row, "passage": "other", "passage_id": "P9", "question_id": "Q9", "question": "Why?"}])
+    results = leakage.run(VariantData("eng_Latn", "mc", {"train": train, "test": test}), {"max_shared": 5})
+    by_unit = {r.check: r for r in results}
+    assert by_unit["leakage:questions"].extra["exact_pairs"] == [{"ids": ["train:Q2", "test:Q9"],
+                                                                 "texts": ["why? | a | b | c | d"]}]
+    assert by_unit["leakage:passages"].extra["exact_pairs"] == []
 
 
 @pytest.mark.parametrize("params", NEAR_PARAMS)
