@@ -103,7 +103,7 @@ def _work(shared, task) -> list[CheckResult]:
         splits = ds.tables.read(variant) if isinstance(ds.tables, LazyTables) else ds.tables[variant]
         tables = {s: splits[s] for s in ds.splits(variant)}
     data = VariantData(variant=variant, kind=ds.kind, tables=tables,
-                       pivot_name=config["pivot"], pivot=pivot, pivot_missing=pivot is None, against=against,
+                       pivot_name=config["pivot"], pivot=pivot, against=against,
                        licenses=licenses, seed=config["seed"], confidence=config["decision"]["confidence"])
     return run_variant(data, config)
 

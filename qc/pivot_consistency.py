@@ -55,7 +55,7 @@ def compare_to_pivot(tables: dict[str, pd.DataFrame], pivot: dict[str, pd.DataFr
 def run(data: VariantData, params: dict) -> list[CheckResult]:
     if data.variant == data.pivot_name:
         return [skipped(data.variant, NAME, "this is the pivot variant")]
-    if data.pivot_missing or data.pivot is None:
+    if data.pivot is None:
         return [skipped(data.variant, NAME, f"pivot variant {data.pivot_name} is not in the dataset")]
     need = ("index_id", "category") if data.kind == "topic" else ("passage_id", "question_id")
     for split, frame in data.tables.items():

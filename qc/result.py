@@ -101,7 +101,7 @@ class VariantData:
     """One variant's splits plus what cross-variant checks need.
 
     ``pivot`` holds the pivot variant's tables (None when this is the pivot or
-    it is missing, see ``pivot_missing``); ``against`` the n-gram hashes of the
+    the dataset has no such variant); ``against`` the n-gram hashes of the
     ``--contamination-against`` passages; ``licenses`` what the variant's
     licenses are resolved with (:class:`schemas.licensing.LicenseContext`);
     ``confidence`` the level of the effect intervals (``decision.confidence``).
@@ -112,7 +112,6 @@ class VariantData:
     tables: dict[str, pd.DataFrame]
     pivot_name: str = "eng_Latn"
     pivot: dict[str, pd.DataFrame] | None = None
-    pivot_missing: bool = False
     against: Any = None
     licenses: LicenseContext | None = None
     seed: int = 0

@@ -95,6 +95,6 @@ def no_pivot_reason(data: VariantData) -> str | None:
     """Why a variant cannot be compared with the pivot (None when it can)."""
     if data.variant == data.pivot_name:
         return "this is the pivot variant"
-    if data.pivot_missing or data.pivot is None:
+    if data.pivot is None:
         return f"pivot variant {data.pivot_name} is not in the dataset"
     return None

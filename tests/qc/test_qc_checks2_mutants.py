@@ -333,7 +333,7 @@ def test_pivot_check_skips_the_pivot_itself_and_a_missing_pivot():
     [r] = pivot_consistency.run(_pv("eng_Latn", tables=MC_PIVOT, pivot=MC_PIVOT), {})
     assert (r.variant, r.check, r.skipped, r.passed, r.detail) == (
         "eng_Latn", "pivot_consistency", True, True, "this is the pivot variant")
-    [r] = pivot_consistency.run(_pv("fra_Latn", tables=MC_PIVOT, pivot=MC_PIVOT, pivot_missing=True), {})
+    [r] = pivot_consistency.run(_pv("fra_Latn", tables=MC_PIVOT, pivot=None), {})
     assert (r.skipped, r.detail) == (True, "pivot variant eng_Latn is not in the dataset")
     [r] = pivot_consistency.run(_pv("fra_Latn", tables=MC_PIVOT, pivot=None, pivot_name="deu_Latn"), {})
     assert (r.skipped, r.detail) == (True, "pivot variant deu_Latn is not in the dataset")
@@ -469,7 +469,7 @@ def test_contamination_uses_the_only_test_variant_and_the_ngram_size():
 
 
 def test_pivot_check_names_the_variant_in_every_skip():
-    for data, detail in ((_pv(tables=MC_PIVOT, pivot=MC_PIVOT, pivot_missing=True),
+    for data, detail in ((_pv(tables=MC_PIVOT, pivot=None),
                           "pivot variant eng_Latn is not in the dataset"),
                          (_pv(tables={"test": {"question_id": [1]}}, pivot=MC_PIVOT),
                           "split test has no passage_id column")):

@@ -250,3 +250,37 @@ def test_answer_balance_effect_is_the_largest_deviation():
     assert low < 0.15 < high and low > 0  # the interval of B's share (0.40) minus 1/4
     tie = position_test([1] * 10 + [2] * 40 + [3] * 40 + [4] * 10)
     assert tie["position"] == 1 and tie["deviation"] == pytest.approx(-0.15)  # first of the largest
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_each_variants_checks_get_the_gates_pivot_seed_and_confidence(monkeypatch, lazy):
+    """What the gate hands the checks of each variant (``qc.gate._work``): the configured pivot's name and
+    tables (none for a variant when the dataset lacks the pivot), the seed and the interval level."""
+    import qc.gate as gate
+
+    seen = {}
+    monkeypatch.setattr(gate, "run_variant", lambda data, config: seen.setdefault(data.variant, data) and [])
+    root = DATA / "sib200" / "annotated"
+    config = merge_config(default_config(), {"pivot": "hin_Deva", "seed": 7, "decision": {"confidence": 0.9}})
+    run_gate(load_dataset_dir(root, variants=["hin_Deva", "mar_Deva"], lazy=lazy), config, jobs=1)
+    data = seen["mar_Deva"]
+    assert (data.pivot_name, data.seed, data.confidence, data.kind) == ("hin_Deva", 7, 0.9, "topic")
+    assert set(data.pivot) == set(data.tables) and len(data.pivot["test"]) == len(data.tables["test"])
+    first = (root / "mar_Deva" / "test.tsv").read_text(encoding="utf-8").splitlines()[1].split("\t")
+    assert data.tables["test"]["text"].iloc[0] in first
+    seen.clear()
+    run_gate(load_dataset_dir(root, variants=["mar_Deva"], lazy=lazy), config, jobs=1)
+    assert seen["mar_Deva"].pivot is None and seen["mar_Deva"].pivot_name == "hin_Deva"
+
+
+def test_a_worker_sent_a_variants_tables_checks_those(monkeypatch):
+    """On Ray the driver reads each variant and sends its tables with the task; the worker checks them."""
+    import qc.gate as gate
+    from schemas.dataset import LoadedDataset
+
+    seen = []
+    monkeypatch.setattr(gate, "run_variant", lambda data, config: seen.append(data) or [])
+    tables = {"test": pd.DataFrame({"index_id": [1], "category": ["x"], "text": ["sent"]})}
+    gate._work((LoadedDataset(root="r", kind="topic", tables={}), default_config(), None),
+               ("eng_Latn", None, None, tables))
+    assert seen[0].tables == tables and seen[0].pivot is None

@@ -170,7 +170,7 @@ def test_too_few_units_or_no_spread_is_not_judged():
 def test_the_pivot_and_a_missing_pivot_are_skipped(sib):
     assert length_ratio.run(VariantData("eng_Latn", "topic", sib["eng_Latn"], pivot=sib["eng_Latn"]),
                             PARAMS)[0].skipped
-    r = length_ratio.run(VariantData("fra_Latn", "topic", sib["fra_Latn"], pivot=None, pivot_missing=True), PARAMS)[0]
+    r = length_ratio.run(VariantData("fra_Latn", "topic", sib["fra_Latn"], pivot=None), PARAMS)[0]
     assert r.skipped and "not in the dataset" in r.detail
 
 

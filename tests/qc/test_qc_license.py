@@ -81,6 +81,7 @@ def test_the_check_counts_the_failing_splits_and_names_the_first_reason():
     data.licenses = None  # nothing but the records: the column or a failure
     (r,) = license.run(data, {})
     assert (r.passed, r.value, r.reason) == (False, 2, "no_license")
+    assert "variant x, split dev: no license information" in r.detail  # the variant still named
     (r,) = license.run(VariantData("x", "topic", {}), {})
     assert r.skipped and r.detail == "no splits" and (r.variant, r.check) == ("x", "license")
 

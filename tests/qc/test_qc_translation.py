@@ -248,7 +248,7 @@ def test_mc_units_are_passages_and_items():
 def test_the_pivot_and_a_run_without_pivot_are_skipped(sib):
     assert run_untranslated(VariantData("eng_Latn", "topic", sib["eng_Latn"], pivot=sib["eng_Latn"]),
                             UNTRANSLATED)[0].skipped
-    r = run_numbers(VariantData("fra_Latn", "topic", sib["fra_Latn"], pivot=None, pivot_missing=True), NUMBERS)[0]
+    r = run_numbers(VariantData("fra_Latn", "topic", sib["fra_Latn"], pivot=None), NUMBERS)[0]
     assert r.skipped and "not in the dataset" in r.detail
 
 

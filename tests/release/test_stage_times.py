@@ -41,3 +41,45 @@ def test_stages_run_together_record_their_own_seconds(tmp_path, monkeypatch):
     assert set(result.cpu_seconds) == {"extend-a", "extend-b"}  # each stage's own CPU, for run.json
     assert all(cpu >= 0 for cpu in result.cpu_seconds.values())
     assert any("extend-b: done in 3.0 s (1 of 2 run together)" in line for line in said)
+
+
+def _rusage_total() -> float:
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return sum(getattr(u, f) for u in (own, children) for f in ("ru_utime", "ru_stime"))
+
+
+def test_a_stages_cpu_counts_its_own_and_its_childrens_user_and_system_seconds():
+    """``_timed`` on a real stage: one that runs a child busy with system calls and then spins itself.
+    The CPU seconds lie between the process's and its children's totals read around the stage."""
+    import subprocess
+    import sys
+    import time
+
+    def busy(output):
+        subprocess.run([sys.executable, "-c", "import os\nfor _ in range(300000): os.stat('/')"], check=True)
+        start = time.process_time()
+        while time.process_time() - start < 0.05:
+            pass
+        return {"done": output}
+
+    before = _rusage_total()
+    facts, wall, cpu = pipeline._timed(SimpleNamespace(name="busy", action=busy, output="o"))
+    spent = _rusage_total() - before
+    assert facts == {"done": "o"}
+    assert 0.05 <= cpu <= spent + 0.001 and wall >= 0.05
+    low = _rusage_total()
+    assert low <= pipeline._cpu() <= _rusage_total()  # every one of the four parts added, none subtracted
+
+
+def test_a_stages_seconds_are_rounded_to_the_millisecond(monkeypatch):
+    clock, cpu = _Clock(), iter([10.0, 10.23456])
+    monkeypatch.setattr(pipeline, "time", clock)
+    monkeypatch.setattr(pipeline, "_cpu", lambda: next(cpu))
+
+    def action(output):
+        clock.now += 0.12345
+        return None
+
+    assert pipeline._timed(SimpleNamespace(name="s", action=action, output=None)) == ({}, 0.123, 0.235)
