@@ -16,7 +16,7 @@ named in the result (``near_named``: ids, Jaccard, shortened texts, closest
 first) even when their share is under ``max_near_share``.
 
 >>> pairs = near_duplicate_pairs(["the cat sat on the mat today", "the cat sat on the mat today!",
-...                               "a completely different sentence"], threshold=0.8)
+...                               "a completely different sentence"], threshold=0.8, k=5, num_perm=32, bands=8)
 >>> pairs
 [(0, 1, 0.96)]
 """
@@ -107,25 +107,19 @@ def signatures(texts: list[str], k: int, num_perm: int) -> tuple[list[np.ndarray
     return [g[0] for g in got], sig
 
 
-def near_duplicate_pairs(texts: list[str], *, threshold: float = 0.8, k: int = 5, num_perm: int = 32,
-                         bands: int = 8, normalized: bool = False, others: list[str] | None = None,
-                         groups: list | None = None) -> list[tuple[int, int, float]]:
+def near_duplicate_pairs(texts: list[str], *, threshold: float, k: int, num_perm: int, bands: int,
+                         normalized: bool = False, groups: list | None = None) -> list[tuple[int, int, float]]:
     """Pairs ``(i, j, jaccard)`` of distinct texts whose shingle Jaccard is at least ``threshold``.
 
-    With ``groups`` (one label per text, e.g. its split) only pairs of
+    ``k``, ``num_perm`` and ``bands`` are a check's ``shingle``, ``num_perm`` and ``bands`` (their one
+    owner is the qc config). With ``groups`` (one label per text, e.g. its split) only pairs of
     different groups are returned, and texts equal after normalisation are
-    left out (they are exact matches, not near ones). ``others`` is the same
-    for two lists: pairs across them only, ``i`` indexing ``texts`` and ``j``
-    ``others``. One signature per text serves every pair of groups.
+    left out (they are exact matches, not near ones). One signature per text serves every pair of groups.
 
-    >>> near_duplicate_pairs(["the cat sat on the mat today", "a dog"], others=["the cat sat on the mat today!"])
-    [(0, 0, 0.96)]
+    >>> near_duplicate_pairs(["the cat sat on the mat today", "a dog", "the cat sat on the mat today!"],
+    ...                      groups=["train", "train", "test"], threshold=0.8, k=5, num_perm=32, bands=8)
+    [(0, 2, 0.96)]
     """
-    n = len(texts)
-    if others is not None:
-        return [(i, j - n, jac) for i, j, jac in near_duplicate_pairs(
-            list(texts) + list(others), threshold=threshold, k=k, num_perm=num_perm, bands=bands,
-            normalized=normalized, groups=[0] * n + [1] * len(others))]
     pool = [t if normalized else normalize(t) for t in texts]
     sh, sig = signatures(pool, k, num_perm)
     rows = num_perm // bands
@@ -181,7 +175,8 @@ def shorten(text: str, width: int = 60) -> str:
 
 
 def _units(data: VariantData) -> dict[str, pd.DataFrame]:
-    """The texts to compare (normalised): id + text, one row per unit."""
+    """The texts to compare (normalised): id + text, one row per unit; a question's row also has its
+    ``passage``, in a column of its own (a separator inside one string would cut a passage that holds it)."""
     frame = data.combined
     if data.kind == "topic":
         ids = frame["index_id"].astype(str) if "index_id" in frame else pd.Series(range(len(frame))).astype(str)
@@ -195,8 +190,8 @@ def _units(data: VariantData) -> dict[str, pd.DataFrame]:
     item = frame["question"].astype(str)
     for c in ("answer1", "answer2", "answer3", "answer4"):
         item = item + " | " + frame[c].astype(str)
-    questions = pd.DataFrame({"id": frame["split"] + ":" + pid + "/" + qid,
-                              "text": passage_norm + " || " + item.map(normalize)})
+    questions = pd.DataFrame({"id": frame["split"] + ":" + pid + "/" + qid, "text": item.map(normalize),
+                              "passage": passage_norm})
     return {"passages": passages, "questions": questions}
 
 
@@ -229,18 +224,22 @@ def _within_groups(texts: list[str], groups: list[str], params: dict) -> list[tu
 
 def _scan(table: pd.DataFrame, unit: str, params: dict) -> dict:
     """Exact groups and near pairs among the texts of one split."""
-    codes, distinct = pd.factorize(table["text"].to_numpy(dtype=object), sort=True)
-    distinct = list(distinct)
+    if unit == "questions":  # a question is a duplicate only of one under the same passage
+        keys = pd.MultiIndex.from_arrays([table[c].to_numpy(dtype=object) for c in ("passage", "text")])
+        codes, unique = keys.factorize(sort=True)
+        distinct = list(unique.get_level_values(1))
+    else:
+        codes, unique = pd.factorize(table["text"].to_numpy(dtype=object), sort=True)
+        distinct = list(unique)
     members = _members(codes, table["id"].to_numpy(dtype=object), len(distinct))
-    if unit == "questions":  # a near-duplicate question only counts under the same passage
-        parts = [t.split(" || ", 1) for t in distinct]
-        pairs = _within_groups([p[-1] for p in parts], [p[0] for p in parts], params)
+    if unit == "questions":
+        pairs = _within_groups(distinct, list(unique.get_level_values(0)), params)
     else:
         pairs = near_duplicate_pairs(distinct, threshold=params["near_jaccard"], k=params["shingle"],
                                      num_perm=params["num_perm"], bands=params["bands"], normalized=True)
     exact = [g for g in members if len(g) > 1]
-    shown = distinct if unit != "questions" else [t.split(" || ", 1)[-1] for t in distinct]
-    named = [{"ids": [members[i][0], members[j][0]], "jaccard": jac, "texts": [shorten(shown[i]), shorten(shown[j])]}
+    named = [{"ids": [members[i][0], members[j][0]], "jaccard": jac,
+              "texts": [shorten(distinct[i]), shorten(distinct[j])]}
              for i, j, jac in sorted(pairs, key=lambda p: -p[2])[:NAMED]]
     return {"exact": int(sum(len(g) - 1 for g in exact)), "distinct": len(distinct), "pairs": len(pairs),
             "involved": len({i for p in pairs for i in p[:2]}), "exact_groups": [g[:3] for g in exact[:3]],

@@ -620,24 +620,29 @@ def test_minhash_is_the_minimum_of_the_multiply_shift_hashes_in_any_chunking():
     assert duplicates.minhash(sh, 8).dtype == np.uint64
 
 
+#: The near-text search's shingle, signature and bands as the duplicates check ships them.
+LSH = {"k": 5, "num_perm": 32, "bands": 8}
+
+
 def test_near_duplicate_pairs_are_the_pairs_at_or_above_the_threshold():
     texts = [BASE, BASE + "!", "something else entirely written here", BASE.replace("today", "tonight")]
     j01, j03, j13 = _jaccard(BASE, BASE + "!"), _jaccard(BASE, texts[3]), _jaccard(texts[1], texts[3])
     assert 0.8 < j03 < j01
-    pairs = duplicates.near_duplicate_pairs(texts, threshold=0.8)
+    pairs = duplicates.near_duplicate_pairs(texts, threshold=0.8, **LSH)
     assert pairs == [(0, 1, round(j01, 4)), (0, 3, round(j03, 4)), (1, 3, round(j13, 4))]
-    at = duplicates.near_duplicate_pairs(texts, threshold=j03)
+    at = duplicates.near_duplicate_pairs(texts, threshold=j03, **LSH)
     assert (0, 3, round(j03, 4)) in at
-    assert duplicates.near_duplicate_pairs(texts, threshold=j03 + 1e-9)[:1] == [(0, 1, round(j01, 4))]
+    assert duplicates.near_duplicate_pairs(texts, threshold=j03 + 1e-9, **LSH)[:1] == [(0, 1, round(j01, 4))]
     # texts are normalised unless they say they are
-    assert duplicates.near_duplicate_pairs(["ABCDEFGHIJ", "abcdefghij"], threshold=1.0) == [(0, 1, 1.0)]
-    assert duplicates.near_duplicate_pairs(["ABCDEFGHIJ", "abcdefghij"], threshold=0.1, normalized=True) == []
+    assert duplicates.near_duplicate_pairs(["ABCDEFGHIJ", "abcdefghij"], threshold=1.0, **LSH) == [(0, 1, 1.0)]
+    assert duplicates.near_duplicate_pairs(["ABCDEFGHIJ", "abcdefghij"], threshold=0.1, normalized=True,
+                                           **LSH) == []
 
 
 def test_near_duplicate_pairs_skip_a_degenerate_bucket():
-    assert len(duplicates.near_duplicate_pairs([BASE] * 50)) == 50 * 49 // 2
-    assert duplicates.near_duplicate_pairs([BASE] * 51) == []
-    assert duplicates.near_duplicate_pairs(["abc", "abc", ""], threshold=0.0) == [(0, 1, 1.0)]
+    assert len(duplicates.near_duplicate_pairs([BASE] * 50, threshold=0.8, **LSH)) == 50 * 49 // 2
+    assert duplicates.near_duplicate_pairs([BASE] * 51, threshold=0.8, **LSH) == []
+    assert duplicates.near_duplicate_pairs(["abc", "abc", ""], threshold=0.0, **LSH) == [(0, 1, 1.0)]
 
 
 def test_within_groups_compares_only_inside_a_group():
@@ -975,3 +980,23 @@ def test_the_gate_builds_the_tokenizer_of_each_variants_language_before_its_work
     for language in ("fr", "de", "hi"):
         tokens._moses(language)
     assert tokens._moses.cache_info().misses == built.misses  # each was built already
+
+
+def test_a_passage_or_question_holding_the_old_separator_keeps_its_questions_apart():
+    """Questions were keyed as ``passage || question``, cut at the first `` || ``: a passage holding one
+    (code, a table) moved its tail into every question's text, and two different questions under it were
+    near duplicates (Jaccard 0.85, the gate failed); two passages agreeing up to one were one group."""
+    tail = " ".join(f"word{i} stands here" for i in range(60))
+    row = {"answer1": "one", "answer2": "two", "answer3": "three", "answer4": "four", "correct_answer_num": 1}
+    test = pd.DataFrame([
+        {**row, "passage_id": "p1", "passage": "a || " + tail, "question_id": "q1", "question": "Who moved?"},
+        {**row, "passage_id": "p1", "passage": "a || " + tail, "question_id": "q2", "question": "When did it rise?"},
+        {**row, "passage_id": "p2", "passage": "a || other", "question_id": "q1", "question": "Who moved?"},
+        {**row, "passage_id": "p2", "passage": "a || other", "question_id": "q2", "question": "x || y?"},
+        {**row, "passage_id": "p2", "passage": "a || other", "question_id": "q3", "question": "x || y?"}])
+    params = {**DUP, "max_near_share": 0.0}
+    by_unit = {r.check: r for r in duplicates.run(VariantData("eng_Latn", "mc", {"test": test}), params)}
+    questions = by_unit["duplicates:questions"]
+    assert (questions.extra["near_pairs"], questions.extra["exact"], questions.extra["distinct"]) == (0, 1, 4)
+    assert questions.extra["exact_examples"] == [["test:p2/q2", "test:p2/q3"]]
+    assert questions.passed is False and questions.reason == "exact_duplicate"

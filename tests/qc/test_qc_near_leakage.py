@@ -168,9 +168,10 @@ def test_a_long_sentence_and_itself_with_one_character_changed_are_always_found(
     changed = text[:i] + new + text[i + 1:]
     assert _jaccard(text, changed) >= 0.8  # one character touches at most 5 shingles of 100 or more
     lk = CFG["leakage"]
-    pairs = duplicates.near_duplicate_pairs([text, "an unrelated sentence about something else"], others=[changed],
-                                            threshold=lk["near_jaccard"], num_perm=lk["num_perm"], bands=lk["bands"])
-    assert [(a, b) for a, b, _ in pairs] == [(0, 0)]
+    pairs = duplicates.near_duplicate_pairs([text, "an unrelated sentence about something else", changed],
+                                            groups=["train", "train", "test"], threshold=lk["near_jaccard"],
+                                            k=lk["shingle"], num_perm=lk["num_perm"], bands=lk["bands"])
+    assert [(a, b) for a, b, _ in pairs] == [(0, 2)]
     frame = pd.DataFrame({"index_id": [1], "category": ["a"], "text": [text]})
     [r] = leakage.run(VariantData("x", "topic", {"train": frame, "test": frame.assign(text=[changed], index_id=[2])}),
                       CFG["leakage"])
@@ -183,11 +184,12 @@ BASE = "the quick brown fox jumps over the lazy dog near the river bank today"
 
 
 def test_cross_split_pairs_only_across_and_never_equal_texts():
-    pairs = duplicates.near_duplicate_pairs([BASE, BASE + "!", "something else entirely"],
-                                            others=[BASE + "?", BASE.upper()], threshold=0.8)
-    # within the first list (0, 1) is not a cross pair; BASE.upper() equals BASE after normalisation
-    assert [(a, b) for a, b, _ in pairs] == [(0, 0), (1, 0), (1, 1)]
-    assert duplicates.near_duplicate_pairs([BASE], others=[], threshold=0.8) == []
+    lsh = {"threshold": 0.8, "k": 5, "num_perm": 32, "bands": 8}
+    pairs = duplicates.near_duplicate_pairs([BASE, BASE + "!", "something else entirely", BASE + "?", BASE.upper()],
+                                            groups=["a", "a", "a", "b", "b"], **lsh)
+    # within group a (0, 1) is not a cross pair; BASE.upper() equals BASE after normalisation
+    assert [(a, b) for a, b, _ in pairs] == [(0, 3), (1, 3), (1, 4)]
+    assert duplicates.near_duplicate_pairs([BASE], groups=["a"], **lsh) == []
 
 
 def test_without_near_jaccard_leakage_is_exact_only():

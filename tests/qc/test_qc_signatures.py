@@ -40,9 +40,9 @@ def test_the_memory_is_bounded_and_a_forgotten_text_is_signed_again(monkeypatch)
 def test_the_pairs_found_do_not_depend_on_what_was_signed_before(monkeypatch):
     texts = ["the cat sat on the mat today", "the cat sat on the mat today!", "a dog ran", "a dog ran far"]
     monkeypatch.setattr(duplicates, "_signed", type(duplicates._signed)())
-    cold = near_duplicate_pairs(texts, threshold=0.5, num_perm=64, bands=16)
+    cold = near_duplicate_pairs(texts, threshold=0.5, k=5, num_perm=64, bands=16)
     signatures([t.upper() for t in texts] + texts[::-1], 5, 128)  # other texts, a wider signature
-    assert near_duplicate_pairs(texts, threshold=0.5, num_perm=64, bands=16) == cold
-    assert near_duplicate_pairs(texts, threshold=0.5, num_perm=32, bands=8) == near_duplicate_pairs(
-        texts, threshold=0.5, num_perm=32, bands=8)
+    assert near_duplicate_pairs(texts, threshold=0.5, k=5, num_perm=64, bands=16) == cold
+    assert near_duplicate_pairs(texts, threshold=0.5, k=5, num_perm=32, bands=8) == near_duplicate_pairs(
+        texts, threshold=0.5, k=5, num_perm=32, bands=8)
     assert np.array_equal(signatures(texts, 5, 32)[1], signatures(texts, 5, 64)[1][:, :32])
