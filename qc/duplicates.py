@@ -175,23 +175,23 @@ def shorten(text: str, width: int = 60) -> str:
 
 
 def _units(data: VariantData) -> dict[str, pd.DataFrame]:
-    """The texts to compare (normalised): id + text, one row per unit; a question's row also has its
+    """The texts to compare (normalised): id, split and text, one row per unit; a question's row also has its
     ``passage``, in a column of its own (a separator inside one string would cut a passage that holds it)."""
     frame = data.combined
     if data.kind == "topic":
         ids = frame["index_id"].astype(str) if "index_id" in frame else pd.Series(range(len(frame))).astype(str)
-        return {"texts": pd.DataFrame({"id": frame["split"] + ":" + ids,
+        return {"texts": pd.DataFrame({"id": frame["split"] + ":" + ids, "split": frame["split"],
                                        "text": frame["text"].astype(str).map(normalize)})}
     pid = frame["passage_id"].astype(str) if "passage_id" in frame else frame["passage"].astype(str)
     qid = frame["question_id"].astype(str) if "question_id" in frame else pd.Series(range(len(frame))).astype(str)
     passage_norm = frame["passage"].astype(str).map(normalize)
-    passages = pd.DataFrame({"id": frame["split"] + ":" + pid, "text": passage_norm})
+    passages = pd.DataFrame({"id": frame["split"] + ":" + pid, "split": frame["split"], "text": passage_norm})
     passages = passages.drop_duplicates("id").reset_index(drop=True)
     item = frame["question"].astype(str)
     for c in ("answer1", "answer2", "answer3", "answer4"):
         item = item + " | " + frame[c].astype(str)
-    questions = pd.DataFrame({"id": frame["split"] + ":" + pid + "/" + qid, "text": item.map(normalize),
-                              "passage": passage_norm})
+    questions = pd.DataFrame({"id": frame["split"] + ":" + pid + "/" + qid, "split": frame["split"],
+                              "text": item.map(normalize), "passage": passage_norm})
     return {"passages": passages, "questions": questions}
 
 
@@ -267,12 +267,12 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         return [skipped(data.variant, NAME, "no rows")]
     out = []
     for unit, table in _units(data).items():
-        split_of = table["id"].str.split(":", n=1).str[0]
+        split_of = table["split"]  # not cut from the id: an id may hold a colon
         scans = [_scan(table[split_of == s], unit, params) for s in pd.unique(split_of)]
         n_exact = sum(x["exact"] for x in scans)
         distinct = sum(x["distinct"] for x in scans)
         n_pairs = sum(x["pairs"] for x in scans)
-        share = sum(x["involved"] for x in scans) / distinct if distinct else 0.0
+        share = sum(x["involved"] for x in scans) / distinct  # a unit's table has rows: distinct >= 1
         exact_groups = [g for x in scans for g in x["exact_groups"]][:3]
         near = [g for x in scans for g in x["near_examples"]][:3]
         named = sorted((n for x in scans for n in x["near_named"]), key=lambda n: -n["jaccard"])[:NAMED]
@@ -291,6 +291,6 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
         out.append(CheckResult(
             data.variant, f"{NAME}:{unit}", passed, value=value, threshold=threshold, reason=reason, detail=detail,
             extra={"exact": n_exact, "near_pairs": n_pairs, "distinct": distinct, "near_share": share,
-                   "examples": (exact_groups + near)[:6], "exact_examples": exact_groups, "near_examples": near,
+                   "examples": exact_groups + near, "exact_examples": exact_groups, "near_examples": near,
                    "near_named": named}))
     return out

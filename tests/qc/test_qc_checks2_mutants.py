@@ -1000,3 +1000,43 @@ def test_a_passage_or_question_holding_the_old_separator_keeps_its_questions_apa
     assert (questions.extra["near_pairs"], questions.extra["exact"], questions.extra["distinct"]) == (0, 1, 4)
     assert questions.extra["exact_examples"] == [["test:p2/q2", "test:p2/q3"]]
     assert questions.passed is False and questions.reason == "exact_duplicate"
+
+
+def test_passage_ids_holding_a_colon_stay_in_their_split():
+    """The split of a unit was cut from its id at the last colon in one mutant of the check: ids are
+    ``split:passage_id``, and a passage id may hold a colon (``doc:1``). Two copies of a passage in one
+    split are one exact duplicate, whatever their ids hold."""
+    row = {"question": "q?", "answer1": "a", "answer2": "b", "answer3": "c", "answer4": "d", "correct_answer_num": 1}
+    train = pd.DataFrame([{**row, "passage_id": "x:1", "question_id": "1", "passage": "the same passage text"},
+                          {**row, "passage_id": "y:1", "question_id": "1", "passage": "the same passage text"}])
+    test = pd.DataFrame([{**row, "passage_id": "x:1", "question_id": "1", "passage": "another passage"}])
+    by_unit = {r.check: r for r in duplicates.run(VariantData("eng_Latn", "mc", {"train": train, "test": test}), DUP)}
+    assert by_unit["duplicates:passages"].extra["exact_examples"] == [["train:x:1", "train:y:1"]]
+    assert by_unit["duplicates:passages"].extra["distinct"] == 2
+
+
+def test_the_duplicates_result_names_the_closest_pairs_first_and_cuts_each_list():
+    """Near pairs in two splits, more than are named (10), and four exact groups of four texts: the named
+    pairs are the closest of both splits, in order; the detail shows three of them; the examples are the
+    first three exact groups (three ids each) and three near pairs."""
+    similar = _texts_with_similarities()  # a text and six copies, more and more characters changed
+    train = similar + [str(g) * 30 for g in range(4) for _ in range(4)]  # no shingle in common
+    test = [t.replace("a", "e") for t in similar]
+    params = {**DUP, "near_jaccard": 0.3, "max_near_share": 1.0, "max_exact": 100, "num_perm": 64,
+              "bands": 64}  # a band per row: every pair that shares one MinHash value is compared
+    data = _data("eng_Latn", "topic", train={"index_id": range(len(train)), "category": ["a"] * len(train),
+                                             "text": train},
+                 test={"index_id": range(len(test)), "category": ["a"] * len(test), "text": test})
+    [r] = duplicates.run(data, params)
+    expected = sorted((round(_jaccard(normalize(t[i]), normalize(t[j])), 4), f"{s}:{i}", f"{s}:{j}")
+                      for s, t in (("train", similar), ("test", test)) for i in range(7) for j in range(i + 1, 7)
+                      if _jaccard(normalize(t[i]), normalize(t[j])) >= 0.3)
+    assert len(expected) > 10
+    named = r.extra["near_named"]
+    assert [n["jaccard"] for n in named] == sorted((e[0] for e in expected), reverse=True)[:10]
+    by_pair = {frozenset(e[1:]): e[0] for e in expected}
+    assert all(by_pair[frozenset(n["ids"])] == n["jaccard"] for n in named)
+    closest = r.detail.split(", closest: ")[1].split("; ")
+    assert closest == [f"{n['ids'][0]} ~ {n['ids'][1]} ({n['jaccard']:.2f})" for n in named[:3]]
+    assert [len(g) for g in r.extra["exact_examples"]] == [3, 3, 3] and len(r.extra["near_examples"]) == 3
+    assert r.extra["examples"] == r.extra["exact_examples"] + r.extra["near_examples"]
