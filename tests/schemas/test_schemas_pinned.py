@@ -20,6 +20,7 @@ import fcntl
 import multiprocessing
 import os
 import shutil
+import signal
 import string
 import subprocess
 import sys
@@ -113,8 +114,21 @@ def test_the_temporary_names_of_a_pid_that_is_gone_are_cleaned_up(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
+def _default_signals() -> None:
+    """In the child before it runs: every signal it may catch back to its default action. A signal ignored
+    here is ignored by the child too (``nohup``, under which the mutation run goes, ignores SIGHUP), and a
+    liveness check that sent one instead of 0 would go unseen."""
+    for signum in signal.valid_signals():
+        if signum not in (signal.SIGKILL, signal.SIGSTOP):
+            try:
+                signal.signal(signum, signal.SIG_DFL)
+            except (OSError, ValueError):
+                pass
+
+
 def _child(args: list[str]):
-    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=_default_signals)
 
 
 def _state(pid: int) -> str:
