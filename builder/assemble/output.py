@@ -86,11 +86,11 @@ class _Split:
             self.tsv = _text_file(folder / f"{split}.tsv", stack)
             self.tsv.write("\t".join(TSV_HEADER) + "\n")
         self.cols: dict[str, list] = {c: [] for c in _COLUMNS}
-        self.text = self.groups = 0
+        self.text, self.wrote = 0, False  # buffered characters; whether a row group was written
 
     def flush(self) -> None:
         """Write the buffered rows as one row group (an empty split: one empty row group, as before)."""
-        if not self.cols["question_id"] and self.groups:
+        if not self.cols["question_id"] and self.wrote:
             return
         import pyarrow as pa
 
@@ -105,7 +105,7 @@ class _Split:
         table = pa.Table.from_arrays([arrays[c] for c in self.schema.names], schema=self.schema)
         self.wait()
         self.writing = self.writer.submit(self.parquet.write_table, table)
-        self.groups += 1
+        self.wrote = True
         self.cols = {c: [] for c in cols}
         self.text = 0
 
