@@ -261,7 +261,7 @@ def run(data: VariantData, params: dict) -> list[CheckResult]:
                                floor=params["min_g"]))
     qp = feats.loc[feats["option"] == 1, "question_passage_share"]
     out.append(CheckResult(data.variant, f"{NAME}:question_passage_share", True, value=float(qp.mean()),
-                           gate=False, paper=None,
+                           gate=False,
                            detail="mean share of question words in the passage (same for all options; not tested)",
                            extra={"n_questions": int(len(qp))}))
     return out
