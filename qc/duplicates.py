@@ -27,6 +27,8 @@ from collections import OrderedDict, defaultdict
 import numpy as np
 import pandas as pd
 
+from schemas.names import shorten
+
 from .result import CheckResult, VariantData, skipped
 from .textnorm import char_shingles_many, normalize
 
@@ -166,12 +168,6 @@ def around_difference(a: str, b: str, width: int = 30) -> tuple[str, str]:
     cut = [t[start:start + width] for t in (a, b)]
     return tuple(("…" if start else "") + c + ("…" if start + width < len(t) else "")
                  for c, t in zip(cut, (a, b)))
-
-
-def shorten(text: str, width: int = 60) -> str:
-    """``text`` cut to ``width`` characters with an ellipsis (for report rows)."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
 def _units(data: VariantData) -> dict[str, pd.DataFrame]:

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .duplicates import near_duplicate_pairs, shorten
+from schemas.names import shorten
+
+from .duplicates import near_duplicate_pairs
 from .result import CheckResult, VariantData, skipped
 from .textnorm import normalize
 

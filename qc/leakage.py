@@ -27,7 +27,9 @@ from itertools import combinations
 
 import pandas as pd
 
-from .duplicates import around_difference, near_duplicate_pairs, shorten
+from schemas.names import shorten
+
+from .duplicates import around_difference, near_duplicate_pairs
 from .result import CheckResult, VariantData, skipped
 from .textnorm import normalize
 

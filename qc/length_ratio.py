@@ -40,7 +40,7 @@ import numpy as np
 
 from schemas.textstats import log_ratio, robust_scale, robust_z, text_length
 
-from .duplicates import shorten
+from schemas.names import shorten
 from .result import CheckResult, VariantData, skipped
 from .translation import why_not_compared
 

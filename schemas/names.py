@@ -42,6 +42,17 @@ def shown(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "'…"
 
 
+def shorten(text, width: int = 60) -> str:
+    """``text`` with its whitespace collapsed, cut to ``width`` characters with an ellipsis: a record's text
+    as a check's result or a report names it.
+
+    >>> shorten("a  b\\n c"), shorten("abcdefghij", 6)
+    ('a b c', 'abcde…')
+    """
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
+
+
 def _flaw(value: str) -> str | None:
     """What keeps ``value`` from being a file name, or None."""
     if not value:

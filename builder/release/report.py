@@ -43,6 +43,8 @@ import base64
 import hashlib
 from pathlib import Path
 
+from schemas.names import shorten
+
 from . import report_charts as charts
 from .report_html import _count, _e, _link, _num, _pct, _table
 from .report_notes import stopped_banner, superseded_section, warnings_section
@@ -136,11 +138,6 @@ def _charted(variants: list[dict]) -> tuple[list[str], list[str]]:
     return charted, trivial
 
 
-def _shorten(text: str, chars: int = TEXT_SHOWN) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= chars else text[:chars - 1] + "\u2026"
-
-
 def _records_cell(items: list[dict] | None) -> str:
     """The records a failing check is about: ids (``a = b``) and shortened texts; a warning when none."""
     items = [i for i in items or [] if isinstance(i, dict)]
@@ -150,8 +147,8 @@ def _records_cell(items: list[dict] | None) -> str:
     for item in items[:ITEMS_SHOWN]:
         ids = " = ".join(f"<code>{_e(i)}</code>" for i in item.get("ids") or [])
         texts = [t for t in item.get("texts") or [] if isinstance(t, str)]
-        shown = texts[:1] if len(set(map(_shorten, texts))) <= 1 else texts[:2]  # two texts of a near pair
-        quoted = " / ".join(f"<q>{_e(_shorten(t, TEXT_SHOWN // len(shown)))}</q>" for t in shown)
+        shown = texts[:1] if len({shorten(t, TEXT_SHOWN) for t in texts}) <= 1 else texts[:2]  # two texts of a near pair
+        quoted = " / ".join(f"<q>{_e(shorten(t, TEXT_SHOWN // len(shown)))}</q>" for t in shown)
         jaccard = item.get("jaccard")
         near = (f' <span class="small">(Jaccard {jaccard:.2f})</span>'
                 if isinstance(jaccard, (int, float)) and not isinstance(jaccard, bool) else "")

@@ -963,12 +963,6 @@ def test_duplicates_name_three_groups_and_split_ids_at_the_first_colon():
     assert passages.extra["exact"] == 1 and passages.extra["exact_examples"] == [["test:a:1", "test:a:2"]]
 
 
-def test_a_report_row_text_is_whole_up_to_its_width_and_cut_with_an_ellipsis_past_it():
-    assert duplicates.shorten("a" * 60) == "a" * 60
-    assert duplicates.shorten("a" * 61) == "a" * 59 + "\u2026"
-    assert duplicates.shorten("a  b\n c", 4) == "a b\u2026"
-
-
 def test_the_gate_builds_the_tokenizer_of_each_variants_language_before_its_workers_fork():
     """Forked workers inherit what the parent built; a tokenizer built in each worker costs every worker."""
     from qc import gate, tokens

@@ -510,9 +510,11 @@ def test_the_accuracy_groups_are_by_script_and_how_a_variant_was_made_best_media
 @pytest.mark.parametrize("text, shown", [
     ("a" * 10, "a" * 10), ("a" * 11, "a" * 9 + "\u2026"), ("a  b\n c", "a b c"), ("a" * 9, "a" * 9)])
 def test_a_text_is_shown_whole_up_to_the_limit_and_cut_with_an_ellipsis_past_it(text, shown):
-    from builder.release.report import _shorten
+    """The one helper that cuts a record's text, for the checks' results (60 characters) and the report."""
+    from schemas.names import shorten
 
-    assert _shorten(text, 10) == shown and len(_shorten(text, 10)) <= 10
+    assert shorten(text, 10) == shown and len(shorten(text, 10)) <= 10
+    assert shorten("a" * 60) == "a" * 60 and shorten("a" * 61) == "a" * 59 + "\u2026"
 
 
 def test_the_records_of_a_failing_check_are_its_ids_a_text_or_two_and_how_many_more():
