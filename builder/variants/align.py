@@ -177,8 +177,12 @@ def align_path(target: Sequence[str], english: Mapping[int, str], n_expected: in
     for the lines that are known. ``band`` bounds ``|i - j|`` (default: the
     count difference plus 10).
     """
-    n, m = len(target), n_expected
     costs = _Costs(target, english, model or fit_ratio_model(target, english), n_expected)
+    return _best_path(costs, len(target), n_expected, band)
+
+
+def _best_path(costs: "_Costs", n: int, m: int, band: int | None) -> list[tuple[int, int, int]]:
+    """:func:`align_path` over the match costs already built (``n`` target lines, ``m`` expected)."""
     k = band if band is not None else abs(n - m) + 10
     width = 2 * k + 1
     inf = math.inf
@@ -272,11 +276,10 @@ def locate_misalignment(target: Sequence[str], english: Mapping[int, str], n_exp
     n = len(target)
     if abs(n - n_expected) > max_difference:
         return []
-    model = fit_ratio_model(target, english)
-    costs = _Costs(target, english, model, n_expected)
+    costs = _Costs(target, english, fit_ratio_model(target, english), n_expected)
     if n == n_expected and not _may_be_shifted(costs, n):
         return []
-    path = align_path(target, english, n_expected, model=model)
+    path = _best_path(costs, n, n_expected, None)  # the costs built once, for the path and the breaks
     events = [(pos, mv, i, j) for pos, (mv, i, j) in enumerate(path) if mv != _MATCH]
     if not events:
         return []
