@@ -50,11 +50,6 @@ def _json(path: Path | None):
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def _output(plan: Plan, name: str) -> Path | None:
-    st = next((s for s in plan.stages if s.name == name), None)
-    return None if st is None else st.output
-
-
 def _gate(plan: Plan, qc: dict | None, allowed: bool) -> dict:
     if qc is None:
         return {"verdict": "not run", "allowed_failing": False, "failing": [], "report": None, "skipped": [],
@@ -145,7 +140,7 @@ def _derived(code: str, v: Variant | None, pivot: str) -> dict | None:
     if v is None or v.assembled:
         return None
     try:
-        info = VariantInfo.read(v.folder) if Path(v.folder).is_dir() else None
+        info = VariantInfo.read(v.folder)  # None where the folder (not made yet) has none
     except SchemaError:
         info = None
     if info is not None and info.details.get("aligned") is not None:
@@ -208,8 +203,10 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
     r = plan.recipe
     current = {st.name for st in plan.stages} if current is None else set(current)
 
-    def output(name: str) -> Path:
-        return (_output(plan, name) if name in current else None) or Path("-")
+    outputs = {st.name: st.output for st in plan.stages}
+
+    def output(name: str) -> Path:  # a stage of this run: its output; any other: "-", where nothing is read
+        return outputs[name] if name in current else Path("-")
 
     qc = _json(plan.qc.output / "qc_report.json") if plan.qc is not None and plan.qc.name in current else None
     licenses = _json(output("licenses") / "licenses.json") or []

@@ -946,3 +946,33 @@ def test_make_plan_runs_here_by_default_and_refuses_two_kinds_of_data(tmp_path):
         make_plan(no_pivot, tmp_path / "no-pivot", jobs=1, quiet=True)
     assert (err.value.message, err.value.file, err.value.field) == (
         "the pivot fra_Latn is not made by any entry (made: eng_Latn, nqo_Nkoo)", str(recipe.file), "pivot")
+
+
+def test_a_variant_is_derived_by_its_variant_json_first_then_by_how_the_release_made_it(tmp_path):
+    """release.json's ``derived`` of each variant: what its ``variant.json`` says (aligned to the pivot; a method
+    and another variant as its source), else the stage that made it (``romanized from``, ``projected from``,
+    ``aligned to``); nothing for an assembled variant, a variant as found, or none at all."""
+    from builder.release.plan import Variant
+    from builder.release.summary import _derived
+
+    def folder(name: str, info) -> Path:
+        path = tmp_path / name
+        path.mkdir()
+        (path / "variant.json").write_text(info if isinstance(info, str) else json.dumps(info), encoding="utf-8")
+        return path
+
+    romanized = {"method": "romanization", "source_variant": "hin_Deva"}
+    assert _derived("hin_Latn", None, "eng_Latn") is None
+    assert _derived("hin_Latn", Variant("hin_Latn", folder("asm", romanized), "assembled", assembled=True),
+                    "eng_Latn") is None
+    found = Variant("hin_Latn", folder("found", romanized), "dataset d")
+    assert _derived("hin_Latn", found, "eng_Latn") == {"method": "romanization", "from": "hin_Deva"}
+    aligned = Variant("npi_Deva", folder("aligned", {"aligned": {"dropped": 1}}), "dataset d")
+    assert _derived("npi_Deva", aligned, "eng_Latn") == {"method": "alignment", "from": "eng_Latn"}
+    own = Variant("hin_Latn", folder("own", {"method": "romanization", "source_variant": "hin_Latn"}),
+                  "romanized from hin_Deva (uroman)")
+    assert _derived("hin_Latn", own, "eng_Latn") == {"method": "romanization", "from": "hin_Deva"}
+    made = Variant("fra_Latn", tmp_path / "not-yet", "projected from eng_Latn (2 rows)")
+    assert _derived("fra_Latn", made, "eng_Latn") == {"method": "projection", "from": "eng_Latn"}
+    broken = Variant("hin_Latn", folder("broken", "[]"), "dataset d")  # a variant.json that is no object
+    assert _derived("hin_Latn", broken, "eng_Latn") is None

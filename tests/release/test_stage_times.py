@@ -22,7 +22,7 @@ def test_stages_run_together_record_their_own_seconds(tmp_path, monkeypatch):
 
     def takes(seconds):
         def action(out):
-            out.mkdir(parents=True)
+            out.mkdir(parents=True, exist_ok=True)
             (out / "made.txt").write_text(f"{seconds}\n", encoding="utf-8")
             clock.now += seconds
             return {}
@@ -40,7 +40,14 @@ def test_stages_run_together_record_their_own_seconds(tmp_path, monkeypatch):
     assert result.stages == [("extend-a", "ran", 1.0), ("extend-b", "ran", 3.0)]
     assert set(result.cpu_seconds) == {"extend-a", "extend-b"}  # each stage's own CPU, for run.json
     assert all(cpu >= 0 for cpu in result.cpu_seconds.values())
-    assert any("extend-b: done in 3.0 s (1 of 2 run together)" in line for line in said)
+    assert said == ["release: [1/2] extend-a ...", "release: [2/2] extend-b ...",
+                    "release: [1/2] extend-a: done in 1.0 s (1 of 2 run together)",
+                    "release: [2/2] extend-b: done in 3.0 s (1 of 2 run together)"]
+    # one stage alone: its place among all the plan's stages, and no "run together"
+    said.clear()
+    todo[1].action = takes(0.5)
+    pipeline._run(plan, todo[1:], [recorder.expected(todo[1])], recorder, result, {id(todo[1]): 1}, said.append)
+    assert said == ["release: [2/2] extend-b ...", "release: [2/2] extend-b: done in 0.5 s"]
 
 
 def _rusage_total() -> float:
