@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -165,6 +166,11 @@ def test_a_second_run_with_nothing_changed_skips_every_stage(reference):
     log = json.loads((out / RUN_LOG).read_text(encoding="utf-8"))
     assert {s["status"] for s in log["stages"]} == {"skipped"}
     assert second.stderr.count("up to date, skipped") == 12
+    # run.json lists the stages in the plan's order, as the progress lines number them; a skipped stage took
+    # no time
+    said = re.findall(r"release: \[(\d+)/12\] ([^\s:]+).*: up to date, skipped", second.stderr)
+    assert said == [(str(i), s["name"]) for i, s in enumerate(log["stages"], 1)]
+    assert all((s["seconds"], s["cpu_seconds"]) == (0.0, 0.0) for s in log["stages"])
 
 
 def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path):
@@ -176,6 +182,8 @@ def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path
     log = json.loads((out / RUN_LOG).read_text(encoding="utf-8"))
     status = {s["name"]: s["status"] for s in log["stages"]}
     assert status["dataset"] == "skipped" and status["qc"] == "ran" and status["export"] == "ran"
+    times = {s["name"]: (s["seconds"], s["cpu_seconds"]) for s in log["stages"]}
+    assert times["qc"][0] > 0 and times["qc"][1] > 0 and times["dataset"] == (0.0, 0.0)  # each stage's own
     assert _files(out) == _files(reference[0])  # same inputs, same bytes
 
 
@@ -213,6 +221,7 @@ def test_from_an_unknown_stage_is_a_usage_error(reference, tmp_path):
     "stage-started:qc",
     "read-nqo_Nkoo",                     # a qc worker reading a variant
     "stage-started:export",
+    "release-set-aside",                 # every stage done, what the run does not stand behind moved aside
 ])
 def test_killed_anywhere_a_rerun_ends_with_the_same_bytes(reference, tmp_path, point):
     out = tmp_path / "rel"
