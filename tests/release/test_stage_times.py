@@ -90,3 +90,28 @@ def test_a_stages_seconds_are_rounded_to_the_millisecond(monkeypatch):
         return None
 
     assert pipeline._timed(SimpleNamespace(name="s", action=action, output=None)) == ({}, 0.123, 0.235)
+
+
+def test_the_summary_key_changes_with_everything_the_summary_is_written_from(tmp_path):
+    """``summary_key``: the same inputs give the same key (a rerun keeps release.json and report.html); a
+    change to any one of the recipe, the folder, the kind, the variants, the stages not run, the gate's verdict
+    or the stage that stopped the run gives another, so the summary is written again."""
+    from dataclasses import replace
+
+    def plan(**kw):
+        base = dict(recipe=("recipe", 1), root=tmp_path / "rel", kind="topic", variants={"a": "v-a"}, not_run={},
+                    stages=[])
+        return SimpleNamespace(**{**base, **kw})
+
+    result = pipeline.RunResult()
+    key = pipeline.summary_key(plan(), result, False)
+    assert pipeline.summary_key(plan(), pipeline.RunResult(), False) == key
+    others = [pipeline.summary_key(plan(recipe=("recipe", 2)), result, False),
+              pipeline.summary_key(plan(root=tmp_path / "other"), result, False),
+              pipeline.summary_key(plan(kind="mc"), result, False),
+              pipeline.summary_key(plan(variants={"a": "v-b"}), result, False),
+              pipeline.summary_key(plan(not_run={"baselines": "no baselines: key"}), result, False),
+              pipeline.summary_key(plan(), result, True),
+              pipeline.summary_key(plan(), replace(result, stopped_at_gate=True), False),
+              pipeline.summary_key(plan(), replace(result, stopped={"stage": "qc", "error": "x"}), False)]
+    assert len({key, *others}) == len(others) + 1
