@@ -80,6 +80,8 @@ def test_a_signal_at_any_stage_stops_the_release_and_the_next_run_resumes(recipe
     again = CliRunner().invoke(cli, ["release", str(recipe), "--out", str(out), "-j", "2", "--allow-failing-gate"])
     assert again.exit_code == 0, (again.output[-3000:], again.exception)
     ran = json.loads((out / "run.json").read_text())["stages"]
+    gate = json.loads((out / "release.json").read_text())["gate"]  # "failing, allowed" only where it failed
+    assert gate["allowed_failing"] == (gate["verdict"] == "fail"), gate
     done_before = {s for s in ("dataset", "qc", "licenses") if s != stage and f"] {s}: done" in "".join(seen)}
     assert {r["name"] for r in ran if r["status"] == "skipped"} >= done_before
 
