@@ -147,7 +147,8 @@ def _records_cell(items: list[dict] | None) -> str:
     for item in items[:ITEMS_SHOWN]:
         ids = " = ".join(f"<code>{_e(i)}</code>" for i in item.get("ids") or [])
         texts = [t for t in item.get("texts") or [] if isinstance(t, str)]
-        shown = texts[:1] if len({shorten(t, TEXT_SHOWN) for t in texts}) <= 1 else texts[:2]  # two texts of a near pair
+        one = len({shorten(t, TEXT_SHOWN) for t in texts}) <= 1
+        shown = texts[:1] if one else texts[:2]  # the two texts of a near pair
         quoted = " / ".join(f"<q>{_e(shorten(t, TEXT_SHOWN // len(shown)))}</q>" for t in shown)
         jaccard = item.get("jaccard")
         near = (f' <span class="small">(Jaccard {jaccard:.2f})</span>'
