@@ -187,6 +187,16 @@ def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path
     assert _files(out) == _files(reference[0])  # same inputs, same bytes
 
 
+def test_allowing_a_failing_gate_where_the_gate_passed_allows_nothing(reference, tmp_path):
+    import shutil
+
+    out = tmp_path / "rel"
+    shutil.copytree(reference[0], out)
+    _in_process([MINI, "--out", out, "-j", "1", "--from", "export", "--allow-failing-gate"], check=0)
+    gate = json.loads((out / "release.json").read_text(encoding="utf-8"))["gate"]
+    assert (gate["verdict"], gate["allowed_failing"]) == ("pass", False)
+
+
 def test_two_workers_write_the_same_bytes_and_run_independent_stages_together(reference, tmp_path):
     out = tmp_path / "rel"
     res = _in_process([MINI, "--out", out, "-j", "2"], check=0)
