@@ -187,6 +187,25 @@ def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path
     assert _files(out) == _files(reference[0])  # same inputs, same bytes
 
 
+def test_what_a_killed_run_left_of_the_releases_own_files_and_stage_records_is_removed(reference, tmp_path):
+    """The temporary names a killed run left of release.json, report.html, run.json and a stage's record
+    (its process gone: a pid above Linux's largest) are removed by the next run, even one that skips every
+    stage; it then holds what an uninterrupted run holds."""
+    import shutil
+
+    out = tmp_path / "rel"
+    shutil.copytree(reference[0], out)
+    _in_process([MINI, "--out", out, "-j", "1"], check=0)  # the copy's stamps recorded: the next run writes
+    dead = 4194305                                          # only run.json, so its writers clean up nothing else
+    left = [out / f".{name}.{dead}.0123abcd.tmp" for name in ("release.json", "report.html", "run.json")]
+    left.append(out / "stages" / "qc" / f".stage.json.{dead}.0123abcd.tmp")
+    for path in left:
+        path.write_text("half", encoding="utf-8")
+    _in_process([MINI, "--out", out, "-j", "1"], check=0)
+    assert [p.name for p in left if p.exists()] == []
+    assert _files(out) == _files(reference[0])
+
+
 def test_allowing_a_failing_gate_where_the_gate_passed_allows_nothing(reference, tmp_path):
     import shutil
 
