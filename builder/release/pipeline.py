@@ -30,9 +30,9 @@ from typing import Callable
 from schemas.errors import UsageError
 from schemas.runtime import stop as run_stop
 from schemas.runtime.provenance import tool_info
-from schemas.io import sha256_store, write_json_atomic, write_text_atomic
-from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, fault_point, lock_beside,
-                                     output_lock, refuse_inputs_inside)
+from schemas.io import sha256_store, write_json_atomic
+from schemas.runtime.outputs import (check_replaceable, check_writable, fault_point, lock_beside, output_lock,
+                                     refuse_inputs_inside)
 
 from builder.tasks.base import echo
 
@@ -72,17 +72,15 @@ class RunResult:
         return {name for name, _, _ in self.stages}
 
 
-def prepare_root(root: Path, plan: Plan | None = None) -> None:
+def prepare_root(root: Path, plan: Plan) -> None:
     """Refuse a non-empty ``root`` that is not an earlier release, or that holds another recipe's release
-    (exit 2, :func:`.superseded.check_same_release`); mark it as the release of ``plan``'s recipe."""
+    (exit 2, :func:`.superseded.check_same_release`); mark it as the release of ``plan``'s recipe (its parent
+    exists: :func:`run_release` made it)."""
     check_replaceable(root, None, "release")
-    if plan is not None and root.is_dir():
+    if root.is_dir():
         check_same_release(root, plan.recipe.name, plan.recipe.file)
-    root.mkdir(parents=True, exist_ok=True)
-    if plan is not None:
-        mark_release(root, plan.recipe.name, plan.recipe.file)
-    elif not (root / MARKER).is_file():
-        write_text_atomic(root / MARKER, '{"command": "release"}\n')
+    root.mkdir(exist_ok=True)
+    mark_release(root, plan.recipe.name, plan.recipe.file)
 
 
 def external_inputs(plan: Plan) -> list[Path]:
