@@ -290,6 +290,9 @@ def test_a_failing_gate_stops_before_the_export(tmp_path):
     summary = json.loads((out / "release.json").read_text(encoding="utf-8"))
     assert summary["released"] is False and summary["gate"]["verdict"] == "fail"
     assert summary["gate"]["failing"][0]["check"] == "pivot_consistency"
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert (run["stopped_at_gate"], run["stopped_at"]) == (True, None)
+    assert run["note"] == "this run only; every other file of the release is the same whichever run made it"
     assert (out / "report.html").is_file()
     allowed = _in_process([FAILING, "--out", out, "-j", "1", "--allow-failing-gate"], check=0)
     assert "gate fail (failing gate allowed)" in allowed.stdout

@@ -223,6 +223,8 @@ def test_a_stage_error_stops_the_run_and_the_summary_says_so(case):
     assert summary["superseded"][0]["reason"] == ("this run stopped at stage curate-eng_Latn, so the export of "
                                                    "an earlier run is not this release")
     assert summary["stopped"]["error"] == errors[0][len("error: "):]
+    run = json.loads((rel / "run.json").read_text(encoding="utf-8"))
+    assert (run["stopped_at_gate"], run["stopped_at"]) == (False, "curate-eng_Latn")
     assert "stopped at stage <code>curate-eng_Latn</code>" in (rel / "report.html").read_text(encoding="utf-8")
     # the stages it did not reach keep their outputs for the next run, which is not shown as this one's
     assert (rel / "stages" / "qc" / "stage.json").is_file()
