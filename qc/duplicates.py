@@ -224,15 +224,13 @@ def _scan(table: pd.DataFrame, unit: str, params: dict) -> dict:
         keys = pd.MultiIndex.from_arrays([table[c].to_numpy(dtype=object) for c in ("passage", "text")])
         codes, unique = keys.factorize(sort=True)
         distinct = list(unique.get_level_values(1))
+        pairs = _within_groups(distinct, list(unique.get_level_values(0)), params)
     else:
         codes, unique = pd.factorize(table["text"].to_numpy(dtype=object), sort=True)
         distinct = list(unique)
-    members = _members(codes, table["id"].to_numpy(dtype=object), len(distinct))
-    if unit == "questions":
-        pairs = _within_groups(distinct, list(unique.get_level_values(0)), params)
-    else:
         pairs = near_duplicate_pairs(distinct, threshold=params["near_jaccard"], k=params["shingle"],
                                      num_perm=params["num_perm"], bands=params["bands"], normalized=True)
+    members = _members(codes, table["id"].to_numpy(dtype=object), len(distinct))
     exact = [g for g in members if len(g) > 1]
     named = [{"ids": [members[i][0], members[j][0]], "jaccard": jac,
               "texts": [shorten(distinct[i]), shorten(distinct[j])]}
