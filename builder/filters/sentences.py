@@ -41,21 +41,40 @@ thu fri sat sun us uk un am pm ave blvd rd
 _TERM = r"[\p{SB=STerm}\p{SB=ATerm}]"
 _ATERM = r"\p{SB=ATerm}"
 _CLOSE = r"[\p{SB=Close}\p{Pf}\p{Pe}]"
-_OPEN = r"""(?:^|\s)["'(\[{“‘«¿¡]*"""  # start of a token, after any opening quotes or brackets
 _ABBR = "|".join(sorted(ABBREVIATIONS, key=len, reverse=True))
-#: One regex, so counting runs in C: each match ends a sentence. The look-behinds sit after
-#: the dot, so they are only tried at a dot.
-_BOUNDARY = regex.compile(
-    # two or more marks ("?!", "...") or one STerm mark ("!", "?", "।", "۔", "።" ...), then space or end
-    rf"(?:{_TERM}{{2,}}|\p{{SB=STerm}}){_CLOSE}*(?=\s|$)"
-    # a single dot followed by space and a word that does not start in lower case (UAX #29 SB8) ...
-    rf"|[{_ATERM}](?={_CLOSE}*(?:\s*$|\s+[^\s\p{{Ll}}]))"
-    # ... unless it follows an abbreviation, one letter or dotted initials (U.S) ...
-    rf"(?<!{_OPEN}(?i:{_ABBR}|\p{{L}}|(?:\w\.)+\w)[{_ATERM}])"
-    # ... or a list number that opens a sentence ("1. Drink water.")
-    rf"(?<!(?:^|{_TERM}{_CLOSE}*\s+)\(?\d{{1,3}}\)?[{_ATERM}]){_CLOSE}*"
-    # CJK full stops and marks end a sentence without a following space
-    rf"|[。！？｡]+{_CLOSE}*")
+
+
+def _boundary(term: str, aterm: str, sterm: str, close: str, lower: str, letter: str, flags: int = 0):
+    """The boundary pattern over the given character classes (each one a regex class, brackets included).
+
+    One regex, so counting runs in C: each match ends a sentence. The
+    look-behinds sit after the dot, so they are only tried at a dot.
+    """
+    open_ = r"""(?:^|\s)["'(\[{“‘«¿¡]*"""  # start of a token, after any opening quotes or brackets
+    return regex.compile(
+        # two or more marks ("?!", "...") or one STerm mark ("!", "?", "।", "۔", "።" ...), then space or end
+        rf"(?:{term}{{2,}}|{sterm}){close}*(?=\s|$)"
+        # a single dot followed by space and a word that does not start in lower case (UAX #29 SB8) ...
+        rf"|{aterm}(?={close}*(?:\s*$|\s+(?!{lower})\S))"
+        # ... unless it follows an abbreviation, one letter or dotted initials (U.S) ...
+        rf"(?<!{open_}(?i:{_ABBR}|{letter}|(?:\w\.)+\w){aterm})"
+        # ... or a list number that opens a sentence ("1. Drink water.")
+        rf"(?<!(?:^|{term}{close}*\s+)\(?\d{{1,3}}\)?{aterm}){close}*"
+        # CJK full stops and marks end a sentence without a following space
+        rf"|[。！？｡]+{close}*", flags)
+
+
+def _ascii(unicode_class: str) -> str:
+    """The ASCII characters of ``unicode_class``, as a class of their own (``[^\x00-\x7f]`` when none)."""
+    chars = [chr(c) for c in range(128) if regex.fullmatch(unicode_class, chr(c))]
+    return "[" + ("".join(regex.escape(c) for c in chars) or r"^\x00-\x7f") + "]"
+
+
+_BOUNDARY = _boundary(_TERM, _ATERM, r"\p{SB=STerm}", _CLOSE, r"\p{Ll}", r"\p{L}")
+#: The same pattern for ASCII text, over the ASCII members of the same classes: twice as fast (most
+#: passages are ASCII), with ``\s``, ``\w`` and ``\d`` the same sets on ASCII text in both.
+_ASCII_BOUNDARY = _boundary(*map(_ascii, (_TERM, _ATERM, r"\p{SB=STerm}", _CLOSE, r"\p{Ll}", r"\p{L}")),
+                            flags=regex.ASCII)
 #: any terminal mark; every boundary holds at least one, so their number bounds the count.
 _MARK = regex.compile(rf"{_TERM}|[。！？｡]")
 
@@ -71,7 +90,7 @@ def split_sentences(text: str) -> list[str]:
     ['آج موسم اچھا ہے۔', 'کل بارش ہوگی۔']
     """
     sentences, start = [], 0
-    for match in _BOUNDARY.finditer(text):
+    for match in (_ASCII_BOUNDARY if text.isascii() else _BOUNDARY).finditer(text):
         piece = text[start:match.end()].strip()
         if piece:
             sentences.append(piece)
@@ -96,7 +115,7 @@ def count_sentences(text: str, *, above: int | None = None) -> int:
     2
     """
     n, end, stop = 0, 0, -1 if above is None else above + 1
-    for match in _BOUNDARY.finditer(text):
+    for match in (_ASCII_BOUNDARY if text.isascii() else _BOUNDARY).finditer(text):
         n, end = n + 1, match.end()
         if n == stop:
             return n

@@ -372,6 +372,40 @@ def test_the_ascii_shortcut_of_the_sentence_limit_decides_as_the_full_count(text
     assert more_sentences_than(text, limit) == (count_sentences(text) > limit)
 
 
+#: ASCII text rich in what the boundary pattern looks at: marks, closers, openers, spaces of every kind,
+#: digits, one letter, lower and upper case, abbreviations and dotted initials.
+_ASCII_PIECES = st.sampled_from(list("aZ.!?\"')]([{ \t\n\r\x0b\x0c\x1c9,-") + [
+    "Mr.", "mr", "e.g.", "U.S.", " 1.", "(2)", "12.", "1234.", "...", "?!", "etc", "x", "Dr"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_ASCII_PIECES, max_size=40).map("".join))
+@example('He said "Stop!" Then (U.S.) 1. Go. e.g. Mr. X. 3.5 now.')
+def test_the_ascii_boundary_pattern_splits_as_the_unicode_one(text):
+    # the sentence count runs an ASCII build of its pattern on ASCII text (twice as fast): the same boundaries
+    from builder.filters.sentences import _ASCII_BOUNDARY, _BOUNDARY
+
+    assert [m.span() for m in _ASCII_BOUNDARY.finditer(text)] == [m.span() for m in _BOUNDARY.finditer(text)]
+
+
+@pytest.mark.parametrize("name", ["_TERM", "_ATERM", "_CLOSE", "STerm", "Ll", "L", "s", "w", "d"])
+def test_each_class_of_the_ascii_pattern_holds_the_ascii_members_of_the_unicode_class(name):
+    # every ASCII character, against every class the two patterns are built from
+    import regex
+
+    from builder.filters import sentences
+
+    unicode_class = {"STerm": r"\p{SB=STerm}", "Ll": r"\p{Ll}", "L": r"\p{L}", "s": r"\s", "w": r"\w",
+                     "d": r"\d"}.get(name) or getattr(sentences, name)
+    members = {chr(c) for c in range(128) if regex.fullmatch(unicode_class, chr(c))}
+    if name in ("s", "w", "d"):  # the ASCII pattern's own \s \w \d (regex.ASCII)
+        assert members == {chr(c) for c in range(128) if regex.fullmatch(unicode_class, chr(c), flags=regex.ASCII)}
+    else:
+        ascii_class = sentences._ascii(unicode_class)
+        assert members == {chr(c) for c in range(128) if regex.fullmatch(ascii_class, chr(c))}
+        assert not regex.fullmatch(ascii_class, "\u0964")  # nothing beyond ASCII
+
+
 # --- a new filter declares its scope and runs through the one runner ----------------------------------------
 
 class QuestionMark(Filter):
