@@ -674,3 +674,44 @@ def test_a_ray_address_that_does_not_answer_is_one_usage_error(monkeypatch, erro
     with pytest.raises(UsageError) as err:
         fanout._probe("ray://10.0.0.5:10001")
     assert str(err.value) == f"cannot connect to the Ray cluster at ray://10.0.0.5:10001: {reason}"
+
+
+# -- what fork spares (issue 27: the start method and the worker count were not pinned) -----------------------
+
+class _Unpicklable:
+    """A task that cannot be pickled (it holds a lock), as a task holding an open file or a model can be."""
+
+    def __init__(self, n):
+        import threading
+
+        self.n, self.lock = n, threading.Lock()
+
+
+def test_with_fork_neither_the_function_nor_the_tasks_are_pickled():
+    # where fork exists the workers inherit the call and the tasks: a closure and tasks that cannot be pickled
+    # work, and only the task's index travels (spawn would fail to pickle either)
+    offset = 10
+    tasks = [_Unpicklable(n) for n in range(5)]
+    assert fan_out(lambda task: task.n + offset, tasks, jobs=2) == [10, 11, 12, 13, 14]
+
+
+def _pid_after_a_nap(_x):
+    import time
+
+    time.sleep(0.05)
+    return os.getpid()
+
+
+def test_the_pool_has_jobs_workers_however_many_cpus_there_are(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)  # a pool of the default size would have eight
+    pids = fan_out(_pid_after_a_nap, list(range(16)), jobs=2)
+    assert 1 <= len(set(pids)) <= 2 and os.getpid() not in pids
+
+
+@pytest.mark.parametrize("cpus, jobs", [(3, 3), (None, 1), (1, 1)])
+def test_default_jobs_without_an_affinity_mask_is_the_cpu_count_or_one(monkeypatch, cpus, jobs):
+    from schemas.runtime import fanout
+
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # not Linux
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    assert fanout.default_jobs() == jobs

@@ -314,3 +314,23 @@ def test_the_busy_message_names_the_run_that_holds_the_lock(tmp_path, content, h
     if content is not None:
         lock.write_text(content, encoding="utf-8")
     assert _lock_holder(lock) == holder
+
+
+def test_debris_that_another_recovery_removes_first_is_no_error(tmp_path, monkeypatch):
+    # recovery runs without a lock before each atomic write, so two runs may clean the same dead run's
+    # staging folder at once: an entry the other one removed first is no error, and the rest goes
+    staging = tmp_path / f".out.{NO_SUCH_PID}.0123abcd.staging"
+    (staging / "sub").mkdir(parents=True)
+    for name in ("a", "b", "sub/c"):
+        (staging / name).write_text("x")
+    real_unlink = os.unlink
+
+    def unlink(path, *args, **kwargs):
+        real_unlink(path, *args, **kwargs)
+        if os.fspath(path) == "b":  # removed, as if by the other run, between its listing and this call
+            raise FileNotFoundError(2, "No such file or directory", "b")
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    done = recovery.recover(tmp_path, "out")
+    assert len(done) == 1 and staging.name in done[0]
+    assert not staging.exists()
