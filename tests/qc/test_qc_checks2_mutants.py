@@ -1034,3 +1034,23 @@ def test_the_duplicates_result_names_the_closest_pairs_first_and_cuts_each_list(
     assert closest == [f"{n['ids'][0]} ~ {n['ids'][1]} ({n['jaccard']:.2f})" for n in named[:3]]
     assert [len(g) for g in r.extra["exact_examples"]] == [3, 3, 3] and len(r.extra["near_examples"]) == 3
     assert r.extra["examples"] == r.extra["exact_examples"] + r.extra["near_examples"]
+
+
+def test_the_closest_near_pairs_are_named_even_when_their_texts_sort_last():
+    """More near pairs in one split than are named (10), the closest one between the two texts that sort
+    last (the pairs come in the order of the sorted texts): it is named first, and the ten named are the ten
+    closest, not the first ten in text order."""
+    similar = _texts_with_similarities()  # seven texts, 21 pairs, all but the closest sorting before "z"
+    twins = ["zz" + similar[0][::-1], "zz" + similar[0][::-1][:-1] + "q"]  # one character apart
+    train = similar + twins
+    params = {**DUP, "near_jaccard": 0.2, "max_near_share": 1.0, "num_perm": 64, "bands": 64}
+    data = _data("eng_Latn", "topic", train={"index_id": range(len(train)), "category": ["a"] * len(train),
+                                             "text": train})
+    [r] = duplicates.run(data, params)
+    pairs = sorted(((round(_jaccard(normalize(train[i]), normalize(train[j])), 4), {f"train:{i}", f"train:{j}"})
+                    for i in range(len(train)) for j in range(i + 1, len(train))
+                    if _jaccard(normalize(train[i]), normalize(train[j])) >= 0.2), key=lambda p: -p[0])
+    assert len(pairs) > 10 and pairs[0][1] == {"train:7", "train:8"}
+    named = r.extra["near_named"]
+    assert set(named[0]["ids"]) == {"train:7", "train:8"}
+    assert [n["jaccard"] for n in named] == [p[0] for p in pairs[:10]]

@@ -976,3 +976,95 @@ def test_a_variant_is_derived_by_its_variant_json_first_then_by_how_the_release_
     assert _derived("fra_Latn", made, "eng_Latn") == {"method": "projection", "from": "eng_Latn"}
     broken = Variant("hin_Latn", folder("broken", "[]"), "dataset d")  # a variant.json that is no object
     assert _derived("hin_Latn", broken, "eng_Latn") is None
+
+
+# -- outputs set aside: stages the plan no longer has (in process; the release tests run it as a subprocess) -----
+
+def test_a_stage_folder_the_plan_no_longer_has_is_set_aside_whole_and_hidden_names_are_left(tmp_path):
+    from builder.release.pipeline import RunResult, set_aside
+    from builder.release.superseded import NOT_PLANNED
+
+    plan = _plan(tmp_path, {"qc": []})  # a plan without an export stage
+    old = tmp_path / "stages" / "baselines"
+    (old / "output").mkdir(parents=True)
+    (old / "output" / "results.json").write_text("{}", encoding="utf-8")
+    (old / STAGE_JSON).write_text(json.dumps({"options": {"name": "demo"}}), encoding="utf-8")
+    kept = tmp_path / "stages" / "notes"  # not a stage's: a file someone put there stays with its folder
+    (kept / "output").mkdir(parents=True)
+    (kept / "README.txt").write_text("mine", encoding="utf-8")
+    hidden = tmp_path / "stages" / f".baselines.{os.getpid()}.0123abcd.staging"  # a live run's temporary name
+    hidden.mkdir()
+    said: list[str] = []
+    set_aside(plan, RunResult(stages=[("qc", "ran", 0.0)]), said.append)
+    assert not old.exists() and hidden.is_dir() and (tmp_path / "stages" / "qc" / STAGE_JSON).is_file()
+    moved = tmp_path / "superseded" / "baselines"
+    assert sorted(p.name for p in moved.iterdir()) == ["output", STAGE_JSON, "superseded.json"]
+    assert json.loads((moved / "superseded.json").read_text(encoding="utf-8"))["reason"] == NOT_PLANNED
+    assert (kept / "README.txt").is_file() and not (kept / "output").exists()
+    assert sorted(p.name for p in (tmp_path / "superseded").iterdir()) == ["baselines", "notes"]
+    assert len(said) == 2
+
+
+def test_setting_aside_in_a_release_folder_without_stages_does_nothing(tmp_path):
+    from builder.release.pipeline import RunResult, set_aside
+
+    plan = Plan(root=tmp_path / "rel", recipe=SimpleNamespace(name="demo"))
+    (tmp_path / "rel").mkdir()
+    set_aside(plan, RunResult(), print)
+    assert list((tmp_path / "rel").iterdir()) == []
+
+
+# -- the summary's agreement section, and the stages it reads --------------------------------------------------
+
+def _agreement_plan(root: Path, *, sample: bool) -> Plan:
+    plan = _plan(root, {"agreement-eng_Latn": [], "dataset": []})
+    plan.agreement = plan.stages[0]
+    plan.agreement.inputs["judgements"] = root / "labels" / "judged.tsv"
+    (root / "stages" / "agreement-eng_Latn" / STAGE_JSON).write_text(
+        json.dumps({"facts": {"drops": [], "matrix": [[3, 1], [0, 4]]}}), encoding="utf-8")
+    out = plan.agreement.output
+    out.mkdir(parents=True)
+    (out / "agreement.json").write_text(json.dumps(
+        {"labels": ["sports", "travel"], "n_annotators": 3, "n_items": 8, "fleiss_kappa": 0.61,
+         "krippendorff_alpha": 0.6, "percent_agreement": 0.875, "per_label": {"sports": 0.5}}), encoding="utf-8")
+    if sample:  # the dataset is the dataset stage's output, which reads nothing the agreement stage wrote
+        plan.dataset = plan.stages[1].output
+    return plan
+
+
+@pytest.mark.parametrize("sample", [True, False])
+def test_the_summary_names_the_agreement_measures_and_what_they_were_measured_on(tmp_path, sample):
+    plan = _agreement_plan(tmp_path, sample=sample)
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False,
+                            current={"agreement-eng_Latn", "dataset"})
+    assert summary["agreement"] == {
+        "labels": ["sports", "travel"], "annotators": 3, "items": 8,
+        "measures": {"fleiss_kappa": 0.61, "krippendorff_alpha": 0.6, "percent_agreement": 0.875},
+        "matrix": [[3, 1], [0, 4]], "variant": "eng_Latn", "sample": sample, "released_rows": None,
+        "judgements": "judged.tsv"}
+
+
+def test_no_agreement_section_without_the_stage_this_run_or_its_report(tmp_path):
+    plan = _agreement_plan(tmp_path, sample=True)
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current={"dataset"})
+    assert summary["agreement"] is None  # the stage did not run or was not found up to date
+    (plan.agreement.output / "agreement.json").unlink()
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False,
+                            current={"agreement-eng_Latn", "dataset"})
+    assert summary["agreement"] is None
+
+
+def test_the_summary_reads_every_current_stage_after_one_this_run_did_not_reach(tmp_path):
+    plan = _plan(tmp_path, {"assemble": [{"source": "race", "reason": "a", "count": 2}],
+                            "curate-hin_Deva": [{"source": "curation", "reason": "b", "count": 3}]})
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current={"curate-hin_Deva"})
+    assert [(d["stage"], d["count"]) for d in summary["drops"]] == [("curate-hin_Deva", 3)]
+
+
+def test_a_path_is_recorded_relative_to_the_release_folder_which_is_dot(tmp_path):
+    from builder.release.stages import Recorder
+
+    rec = Recorder(tmp_path / "rel", tmp_path / "recipes", {"name": "t"})
+    assert rec.rel(tmp_path / "rel") == "."
+    assert rec.rel(tmp_path / "rel" / "stages" / "qc") == "stages/qc"
+    assert rec.rel(tmp_path / "data" / "x.tsv") == "../data/x.tsv"
