@@ -678,7 +678,7 @@ def test_a_ray_address_that_does_not_answer_is_one_usage_error(monkeypatch, erro
 
 # -- what fork spares (issue 27: the start method and the worker count were not pinned) -----------------------
 
-class _Unpicklable:
+class _LockHolder:
     """A task that cannot be pickled (it holds a lock), as a task holding an open file or a model can be."""
 
     def __init__(self, n):
@@ -691,7 +691,7 @@ def test_with_fork_neither_the_function_nor_the_tasks_are_pickled():
     # where fork exists the workers inherit the call and the tasks: a closure and tasks that cannot be pickled
     # work, and only the task's index travels (spawn would fail to pickle either)
     offset = 10
-    tasks = [_Unpicklable(n) for n in range(5)]
+    tasks = [_LockHolder(n) for n in range(5)]
     assert fan_out(lambda task: task.n + offset, tasks, jobs=2) == [10, 11, 12, 13, 14]
 
 
