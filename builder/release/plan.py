@@ -94,8 +94,9 @@ class Plan:
                               file=self.recipe.file, field=where)
         return code
 
-    def add_variant(self, v: Variant, where: str) -> None:
-        self.variants[self.unmade(v.code, where)] = v
+    def add_variant(self, v: Variant) -> None:
+        """Record ``v`` as made; its entry asked :meth:`unmade` before it named its stages after it."""
+        self.variants[v.code] = v
 
     def need(self, code: str, where: str) -> Variant:
         if code not in self.variants:
@@ -195,7 +196,7 @@ def _annotation(plan: Plan, src: AnnotationEntry) -> None:
               "citation": src.citation or r.citation}
     var = plan.stage(f"variant-{v}", {"split": spl.output}, {"variant": v, **credit},
                      steps.variant_folder(spl.output, v, credit, method="annotation"))
-    plan.add_variant(Variant(v, var.output / v, "annotation (curated and split)"), src.where)
+    plan.add_variant(Variant(v, var.output / v, "annotation (curated and split)"))
 
 
 def _assemble(plan: Plan, src: AssembleEntry) -> None:
@@ -215,8 +216,7 @@ def _assemble(plan: Plan, src: AssembleEntry) -> None:
     st = plan.stage(f"assemble-{recipe.name}", {"recipe": src.recipe,
                                                 **{f"source:{s.name}": s.path for s in recipe.sources}},
                     {"seed": seed}, assemble)
-    plan.add_variant(Variant(recipe.language, st.output, f"assembled ({recipe.name})", assembled=True, kind="mc"),
-                     src.where)
+    plan.add_variant(Variant(recipe.language, st.output, f"assembled ({recipe.name})", assembled=True, kind="mc"))
 
 
 def _dataset_source(plan: Plan, src: DatasetEntry) -> None:
@@ -226,15 +226,14 @@ def _dataset_source(plan: Plan, src: DatasetEntry) -> None:
             raise RecipeError(f"{src.path} holds no variant {code} (it holds: {', '.join(found) or 'none'})",
                               file=plan.recipe.file, field=f"{src.where}.only")
         folder, kind = found[code]
+        plan.unmade(code, src.where)
         if src.align == "pivot":
             pivot = plan.need(plan.recipe.pivot, f"{src.where}.align")
-            plan.unmade(code, src.where)
             st = plan.stage(f"align-{code}", {"pivot": pivot.folder, "variant": folder}, {"variant": code},
                             steps.align_to_pivot(pivot.folder, folder, code), parallel=True)
-            plan.add_variant(Variant(code, st.output / code, f"aligned to {pivot.code} ({folder.name})", kind=kind),
-                             src.where)
+            plan.add_variant(Variant(code, st.output / code, f"aligned to {pivot.code} ({folder.name})", kind=kind))
         else:
-            plan.add_variant(Variant(code, folder, f"dataset folder {folder.name}", kind=kind), src.where)
+            plan.add_variant(Variant(code, folder, f"dataset folder {folder.name}", kind=kind))
 
 
 def _extend(plan: Plan, src: ExtendEntry) -> None:
@@ -257,7 +256,7 @@ def _extend(plan: Plan, src: ExtendEntry) -> None:
 
     st = plan.stage(f"extend-{v}", inputs, {"variant": v, "expected_lines": list(src.expected_lines),
                                            "license": src.license}, extend, parallel=True)
-    plan.add_variant(Variant(v, st.output / v, f"projected from {base.code}", kind=base.kind), src.where)
+    plan.add_variant(Variant(v, st.output / v, f"projected from {base.code}", kind=base.kind))
 
 
 def _romanize(plan: Plan, src: RomanizeEntry) -> None:
@@ -285,7 +284,7 @@ def _romanize(plan: Plan, src: RomanizeEntry) -> None:
                     {"scheme": scheme, "allow_leftover": src.allow_leftover,
                      "license": fallback},
                     romanize, parallel=True)
-    plan.add_variant(Variant(v, st.output / v, f"romanized from {base.code}", kind=base.kind), src.from_key)
+    plan.add_variant(Variant(v, st.output / v, f"romanized from {base.code}", kind=base.kind))
 
 
 _ADDERS = {"annotation": _annotation, "assemble": _assemble, "dataset": _dataset_source, "extend": _extend,

@@ -1068,3 +1068,58 @@ def test_a_path_is_recorded_relative_to_the_release_folder_which_is_dot(tmp_path
     assert rec.rel(tmp_path / "rel") == "."
     assert rec.rel(tmp_path / "rel" / "stages" / "qc") == "stages/qc"
     assert rec.rel(tmp_path / "data" / "x.tsv") == "../data/x.tsv"
+
+
+# -- the annotation's variant folder, and the fan-out of stages run together -------------------------------------
+
+def test_the_annotation_split_becomes_a_marked_variant_folder_that_names_how_it_was_made(tmp_path):
+    from builder.release.steps import WHAT, variant_folder
+    from schemas.runtime.outputs import written_by
+
+    split_out = tmp_path / "split"
+    split_out.mkdir()
+    for split in ("train", "dev", "test"):
+        (split_out / f"{split}.tsv").write_text("index_id\tcategory\ttext\n1\tsports\tA goal.\n", encoding="utf-8")
+    (split_out / "labels.txt").write_text("sports\n", encoding="utf-8")
+    action = variant_folder(split_out, "eng_Latn", {"license": "CC-BY-SA-4.0", "source": "a sample"},
+                            method="annotation")
+    out = tmp_path / "stages" / "variant-eng_Latn" / "output"
+    assert action(out) == {}
+    assert written_by(out) == WHAT == "release"  # the next run may replace it
+    variant = out / "eng_Latn"
+    assert sorted(p.name for p in variant.iterdir()) == ["dev.tsv", "labels.txt", "test.tsv", "train.tsv",
+                                                        "variant.json"]
+    info = json.loads((variant / "variant.json").read_text(encoding="utf-8"))
+    assert (info["variant"], info["kind"], info["method"], info["license"]) == (
+        "eng_Latn", "topic", "annotation", "CC-BY-SA-4.0")
+    assert action(out) == {}  # an earlier output of the release is replaced, not refused
+
+
+def test_stages_run_together_get_the_releases_workers_backend_and_address(tmp_path, monkeypatch):
+    from builder.release import pipeline
+    from builder.release.stages import Recorder
+    from schemas.runtime import fanout
+
+    plan = _plan(tmp_path, {"extend-nqo_Nkoo": [], "align-hin_Deva": []})
+    for st in plan.stages:
+        st.action = lambda out, name=st.name: {"drops": [{"source": name, "reason": "r", "count": 1}]}
+        st.describe = st.name
+    plan.where = {"jobs": 3, "backend": "ray", "address": "ray://10.0.0.1:10001"}
+    seen = {}
+
+    def fake_fan_out(fn, tasks, *, shared, **where):
+        seen.update(where)
+        return [fn(shared, task) for task in tasks]
+
+    monkeypatch.setattr(fanout, "fan_out", fake_fan_out)
+    recorder = Recorder(tmp_path, tmp_path, {"name": "t"})
+    result, said = pipeline.RunResult(), []
+    pipeline._run(plan, plan.stages, [recorder.expected(st) for st in plan.stages], recorder, result,
+                  {id(st): i for i, st in enumerate(plan.stages)}, said.append)
+    assert seen == {"jobs": 3, "backend": "ray", "address": "ray://10.0.0.1:10001",
+                    "labels": ["extend-nqo_Nkoo", "align-hin_Deva"]}
+    assert [(name, status) for name, status, _ in result.stages] == [("extend-nqo_Nkoo", "ran"),
+                                                                      ("align-hin_Deva", "ran")]
+    assert [line.split(": done in")[0] for line in said if "done in" in line] == [
+        "release: [1/2] extend-nqo_Nkoo", "release: [2/2] align-hin_Deva"]
+    assert all(line.endswith("(1 of 2 run together)") for line in said if "done in" in line)
