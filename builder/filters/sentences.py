@@ -65,16 +65,19 @@ def _boundary(term: str, aterm: str, sterm: str, close: str, lower: str, letter:
 
 
 def _ascii(unicode_class: str) -> str:
-    """The ASCII characters of ``unicode_class``, as a class of their own (``[^\x00-\x7f]`` when none)."""
+    """The ASCII characters of ``unicode_class``, as a class of their own (one of no ASCII character when none)."""
     chars = [chr(c) for c in range(128) if regex.fullmatch(unicode_class, chr(c))]
     return "[" + ("".join(regex.escape(c) for c in chars) or r"^\x00-\x7f") + "]"
 
 
-_BOUNDARY = _boundary(_TERM, _ATERM, r"\p{SB=STerm}", _CLOSE, r"\p{Ll}", r"\p{L}")
-#: The same pattern for ASCII text, over the ASCII members of the same classes: twice as fast (most
-#: passages are ASCII), with ``\s``, ``\w`` and ``\d`` the same sets on ASCII text in both.
-_ASCII_BOUNDARY = _boundary(*map(_ascii, (_TERM, _ATERM, r"\p{SB=STerm}", _CLOSE, r"\p{Ll}", r"\p{L}")),
-                            flags=regex.ASCII)
+def _patterns():
+    """The boundary pattern over the Unicode classes, and over their ASCII members for ASCII text: twice as
+    fast there (most passages are ASCII), with ``\\s``, ``\\w`` and ``\\d`` the same sets on ASCII text in both."""
+    classes = (_TERM, _ATERM, r"\p{SB=STerm}", _CLOSE, r"\p{Ll}", r"\p{L}")
+    return _boundary(*classes), _boundary(*map(_ascii, classes), flags=regex.ASCII)
+
+
+_BOUNDARY, _ASCII_BOUNDARY = _patterns()
 #: any terminal mark; every boundary holds at least one, so their number bounds the count.
 _MARK = regex.compile(rf"{_TERM}|[。！？｡]")
 

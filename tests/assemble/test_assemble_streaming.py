@@ -383,9 +383,11 @@ _ASCII_PIECES = st.sampled_from(list("aZ.!?\"')]([{ \t\n\r\x0b\x0c\x1c9,-") + [
 @example('He said "Stop!" Then (U.S.) 1. Go. e.g. Mr. X. 3.5 now.')
 def test_the_ascii_boundary_pattern_splits_as_the_unicode_one(text):
     # the sentence count runs an ASCII build of its pattern on ASCII text (twice as fast): the same boundaries
-    from builder.filters.sentences import _ASCII_BOUNDARY, _BOUNDARY
+    from builder.filters.sentences import _ASCII_BOUNDARY, _BOUNDARY, _patterns
 
+    unicode, ascii_ = _patterns()  # built again, as the module built them at import
     assert [m.span() for m in _ASCII_BOUNDARY.finditer(text)] == [m.span() for m in _BOUNDARY.finditer(text)]
+    assert [m.span() for m in ascii_.finditer(text)] == [m.span() for m in unicode.finditer(text)]
 
 
 @pytest.mark.parametrize("name", ["_TERM", "_ATERM", "_CLOSE", "STerm", "Ll", "L", "s", "w", "d"])
