@@ -284,3 +284,44 @@ def test_a_worker_sent_a_variants_tables_checks_those(monkeypatch):
     gate._work((LoadedDataset(root="r", kind="topic", tables={}), default_config(), None),
                ("eng_Latn", None, None, tables))
     assert seen[0].tables == tables and seen[0].pivot is None
+
+
+# -- qc_report.json: the fields docs/qc.md shows, no more and no fewer -----------------------------------------
+
+def _documented_report() -> dict:
+    import json
+    import re
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "qc.md").read_text(encoding="utf-8")
+    reports = text[text.index("## Reports"):]
+    return json.loads(re.search(r"```json\n(.*?)\n```", reports, re.S).group(1))
+
+
+def test_qc_report_json_has_the_fields_the_docs_show_with_what_produced_it(tmp_path):
+    import json
+    import shutil
+
+    doc = _documented_report()
+    root = tmp_path / "release-1.0"
+    shutil.copytree(QC_DATA / "pivot", root)
+    against = tmp_path / "benchmark"
+    shutil.copytree(QC_DATA / "clean", against)
+    report = run_gate(load_dataset_dir(root), load_config(), against=load_dataset_dir(against), jobs=1)
+    got = json.loads(json.dumps(report.to_dict()))
+    assert sorted(got) == sorted(doc)
+    assert (got["input"], got["contamination_against"], got["kind"], got["variants"]) == (
+        "release-1.0", "benchmark", "mc", ["eng_Latn", "fra_Latn", "hin_Deva"])
+    assert (got["config_version"], got["seed"], got["pivot"]) == (2, 0, "eng_Latn")
+    assert sorted(got["decision"]) == sorted(doc["decision"])
+    assert got["failed"] == [{"variant": r.variant, "check": r.check, "reason": r.reason} for r in report.failures]
+    assert got["failed"] and all(sorted(f) == sorted(doc["failed"][0]) for f in got["failed"])
+    [token] = [c for c in got["checks"] if (c["variant"], c["check"]) == ("hin_Deva", "overlap_ttest:token_share")]
+    assert sorted(token) == sorted(doc["checks"][0])
+    assert token["gate"] is True and token["threshold"] == token["floor"] and token["family"] in ("pivot", "variants")
+    assert token["paper"] and token["family_alpha"] == got["decision"]["families"][token["family"]]["alpha"]
+    assert sorted(got["pivot_comparison"][0]) == sorted(doc["pivot_comparison"][0])
+    derived = run_gate(load_dataset_dir(DATA / "export" / "sib_small"), load_config(), jobs=1).to_dict()
+    assert derived["source_comparison"] == [{"variant": "hin_Latn", "source_variant": "hin_Deva",
+                                             "inherited": ["label_distribution"], "introduced": []}]
+    assert sorted(derived["source_comparison"][0]) == sorted(doc["source_comparison"][0])
+    assert derived["contamination_against"] is None and derived["input"] == "sib_small"
