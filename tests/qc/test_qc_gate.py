@@ -318,6 +318,7 @@ def test_qc_report_json_has_the_fields_the_docs_show_with_what_produced_it(tmp_p
     [token] = [c for c in got["checks"] if (c["variant"], c["check"]) == ("hin_Deva", "overlap_ttest:token_share")]
     assert sorted(token) == sorted(doc["checks"][0])
     assert token["gate"] is True and token["threshold"] == token["floor"] and token["family"] in ("pivot", "variants")
+    assert token["effect_name"] == "Hedges' g"
     assert token["paper"] and token["family_alpha"] == got["decision"]["families"][token["family"]]["alpha"]
     assert sorted(got["pivot_comparison"][0]) == sorted(doc["pivot_comparison"][0])
     derived = run_gate(load_dataset_dir(DATA / "export" / "sib_small"), load_config(), jobs=1).to_dict()
