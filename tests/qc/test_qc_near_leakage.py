@@ -235,3 +235,18 @@ def test_label_conflict_is_registered_gated_and_skips_empty_data():
     assert CFG["label_conflict"]["near_jaccard"] == CFG["leakage"]["near_jaccard"] == 0.7
     [r] = label_conflict.run(VariantData("x", "topic", {}), CFG["label_conflict"])
     assert r.skipped and r.passed
+
+
+#: letters that case-fold or compose differently (Greek iota subscripts, dotted I, sharp s, ligatures, the
+#: Angstrom and Kelvin signs, full-width forms), combining marks in and out of canonical order, and spaces
+_FOLDING = st.text(alphabet=st.sampled_from(list("AaİıßẞﬁǰᾳΣσςÅKＡ１ ") + ["\u0307", "\u030c", "\u0323", "\u0345",
+                                                                          "\u00a0", "\u2003", "\t", "\n"]),
+                   max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_FOLDING, st.text(max_size=12)))
+def test_normalizing_a_normalized_text_changes_nothing(text):
+    # the near-duplicate search takes texts already normalized as they are (`normalized=True`)
+    once = normalize(text)
+    assert normalize(once) == once
