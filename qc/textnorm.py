@@ -40,8 +40,12 @@ _CACHED = 1 << 14
 def _normalized(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     if any(c in text for c in _SPLIT_ONLY):
-        return _SPACE.sub(" ", text).strip().casefold()
-    return " ".join(text.split()).casefold()  # the same where str.split's whitespace is regex's \s
+        folded = _SPACE.sub(" ", text).strip().casefold()
+    else:
+        folded = " ".join(text.split()).casefold()  # the same where str.split's whitespace is regex's \s
+    # case folding can undo NFKC ("ß" and a combining dot fold to "ss" and the dot, which NFKC composes to
+    # "sṡ"): composed again, so a normalized text normalizes to itself
+    return folded if unicodedata.is_normalized("NFKC", folded) else unicodedata.normalize("NFKC", folded)
 
 
 def rolling_hashes(values: np.ndarray, k: int) -> np.ndarray:

@@ -250,3 +250,8 @@ def test_normalizing_a_normalized_text_changes_nothing(text):
     # the near-duplicate search takes texts already normalized as they are (`normalized=True`)
     once = normalize(text)
     assert normalize(once) == once
+
+
+def test_texts_that_match_without_case_are_one_exact_key():
+    # "ß" with a combining dot folds to "ss" and the dot, which NFKC composes to "sṡ": the key of "MASṠ" too
+    assert normalize("Maß\u0307") == normalize("MASṠ") == "mas\u1e61"
