@@ -22,7 +22,8 @@ _BASE = np.uint64(1099511628211)  # FNV prime: any odd 64-bit multiplier works f
 
 
 def normalize(text) -> str:
-    """NFKC, case-folded, whitespace collapsed and stripped (the key for exact duplicates).
+    """NFKC, case-folded (then NFKC again where folding undid it), whitespace collapsed and stripped: the key
+    for exact duplicates, which normalizing again leaves as it is.
 
     The gate's checks each compare a variant's texts in this form (duplicates, leakage, label
     conflicts, untranslated items, ...), so the same text is asked for about nine times in a run:
