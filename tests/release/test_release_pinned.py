@@ -290,6 +290,28 @@ def test_collect_credits_only_what_a_variant_does_not_declare(tmp_path):
             assert (tmp_path / "out" / v / name).stat().st_ino == (src / name).stat().st_ino, (v, name)
 
 
+def test_collect_takes_an_assembled_set_as_a_multiple_choice_variant_and_marks_its_output(tmp_path):
+    import pandas as pd
+
+    from schemas.runtime.outputs import written_by
+
+    assembled = tmp_path / "assembled"
+    assembled.mkdir()
+    for split in ("train", "dev"):
+        pd.DataFrame({"question": ["Q?"]}).to_parquet(assembled / f"{split}.parquet")
+        (assembled / f"{split}.jsonl").write_text('{"question": "Q?"}\n', encoding="utf-8")
+    topic = _folder(tmp_path / "in" / "hin_Deva", {"train": [1], "test": [2]}, "hi")
+    action = steps.collect({"eng_Latn": (assembled, True), "hin_Deva": (topic, False)}, CREDIT)
+    out = tmp_path / "stages" / "dataset" / "output"
+    assert action(out) == {}
+    assert written_by(out) == steps.WHAT
+    assert sorted(p.name for p in (out / "eng_Latn").iterdir()) == ["dev.parquet", "train.parquet", "variant.json"]
+    kinds = {v: json.loads((out / v / "variant.json").read_text(encoding="utf-8"))["kind"]
+             for v in ("eng_Latn", "hin_Deva")}
+    assert kinds == {"eng_Latn": "mc", "hin_Deva": "topic"}
+    assert action(out) == {}  # the release's own earlier output is replaced
+
+
 def test_an_empty_credit_value_adds_nothing(tmp_path):
     bare = _folder(tmp_path / "in" / "eng_Latn", {"train": [1]}, "en")
     steps.collect({"eng_Latn": (bare, False)}, {"license": None, "citation": ""})(tmp_path / "out")
@@ -1016,8 +1038,12 @@ def test_setting_aside_in_a_release_folder_without_stages_does_nothing(tmp_path)
 
 # -- the summary's agreement section, and the stages it reads --------------------------------------------------
 
+_MEASURES = {"fleiss_kappa": 0.61, "krippendorff_alpha": 0.6, "mean_cohen_kappa": 0.58, "gwet_ac1": 0.66,
+             "percent_agreement": 0.875}
+
+
 def _agreement_plan(root: Path, *, sample: bool) -> Plan:
-    plan = _plan(root, {"agreement-eng_Latn": [], "dataset": []})
+    plan = _plan(root, {"agreement-eng_Latn": [], "dataset": [], "licenses": [], "baselines": []})
     plan.agreement = plan.stages[0]
     plan.agreement.inputs["judgements"] = root / "labels" / "judged.tsv"
     (root / "stages" / "agreement-eng_Latn" / STAGE_JSON).write_text(
@@ -1025,10 +1051,21 @@ def _agreement_plan(root: Path, *, sample: bool) -> Plan:
     out = plan.agreement.output
     out.mkdir(parents=True)
     (out / "agreement.json").write_text(json.dumps(
-        {"labels": ["sports", "travel"], "n_annotators": 3, "n_items": 8, "fleiss_kappa": 0.61,
-         "krippendorff_alpha": 0.6, "percent_agreement": 0.875, "per_label": {"sports": 0.5}}), encoding="utf-8")
+        {"labels": ["sports", "travel"], "n_annotators": 3, "n_items": 8, **_MEASURES,
+         "per_label": {"sports": 0.5}}), encoding="utf-8")
     if sample:  # the dataset is the dataset stage's output, which reads nothing the agreement stage wrote
         plan.dataset = plan.stages[1].output
+    # the released rows, as the license audit counts them, and a baseline's score
+    licenses = plan.stages[2].output
+    licenses.mkdir(parents=True)
+    (licenses / "licenses.json").write_text(json.dumps(
+        [{"variant": "eng_Latn", "split": split, "records": n, "terms": "CC-BY-SA-4.0", "commercial_use": True}
+         for split, n in (("train", 70), ("test", 30))]), encoding="utf-8")
+    baselines = plan.stages[3].output
+    baselines.mkdir(parents=True)
+    (baselines / "results.json").write_text(json.dumps({"results": [
+        {"variant": "eng_Latn", "baseline": "majority", "accuracy": 0.25, "ci_low": 0.12, "ci_high": 0.43, "n": 30,
+         "split": "test"}]}), encoding="utf-8")
     return plan
 
 
@@ -1036,12 +1073,26 @@ def _agreement_plan(root: Path, *, sample: bool) -> Plan:
 def test_the_summary_names_the_agreement_measures_and_what_they_were_measured_on(tmp_path, sample):
     plan = _agreement_plan(tmp_path, sample=sample)
     summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False,
-                            current={"agreement-eng_Latn", "dataset"})
+                            current={"agreement-eng_Latn", "dataset", "licenses", "baselines"})
     assert summary["agreement"] == {
-        "labels": ["sports", "travel"], "annotators": 3, "items": 8,
-        "measures": {"fleiss_kappa": 0.61, "krippendorff_alpha": 0.6, "percent_agreement": 0.875},
-        "matrix": [[3, 1], [0, 4]], "variant": "eng_Latn", "sample": sample, "released_rows": None,
+        "labels": ["sports", "travel"], "annotators": 3, "items": 8, "measures": _MEASURES,
+        "matrix": [[3, 1], [0, 4]], "variant": "eng_Latn", "sample": sample, "released_rows": 100,
         "judgements": "judged.tsv"}
+    [variant] = summary["variants"]
+    assert (variant["variant"], variant["rows"]) == ("eng_Latn", {"train": 70, "test": 30})
+    assert variant["baselines"] == [{"baseline": "majority", "accuracy": 0.25, "ci_low": 0.12, "ci_high": 0.43,
+                                     "n": 30}]
+    # without the baselines stage in this run, no score is read
+    assert build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False,
+                         current={"agreement-eng_Latn", "dataset", "licenses"})["variants"][0]["baselines"] == []
+
+
+def test_an_agreement_stage_without_a_judgements_file_names_none(tmp_path):
+    plan = _agreement_plan(tmp_path, sample=True)
+    del plan.agreement.inputs["judgements"]
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False,
+                            current={"agreement-eng_Latn", "dataset"})
+    assert summary["agreement"]["judgements"] is None and summary["agreement"]["released_rows"] is None
 
 
 def test_no_agreement_section_without_the_stage_this_run_or_its_report(tmp_path):
