@@ -297,9 +297,10 @@ def test_collect_takes_an_assembled_set_as_a_multiple_choice_variant_and_marks_i
 
     assembled = tmp_path / "assembled"
     assembled.mkdir()
-    for split in ("train", "dev"):
+    for split in ("train", "dev"):  # the three formats an assembly writes: the Parquet files are the variant's
         pd.DataFrame({"question": ["Q?"]}).to_parquet(assembled / f"{split}.parquet")
         (assembled / f"{split}.jsonl").write_text('{"question": "Q?"}\n', encoding="utf-8")
+        (assembled / f"{split}.tsv").write_text("question\nQ?\n", encoding="utf-8")
     topic = _folder(tmp_path / "in" / "hin_Deva", {"train": [1], "test": [2]}, "hi")
     action = steps.collect({"eng_Latn": (assembled, True), "hin_Deva": (topic, False)}, CREDIT)
     out = tmp_path / "stages" / "dataset" / "output"
