@@ -1175,3 +1175,51 @@ def test_stages_run_together_get_the_releases_workers_backend_and_address(tmp_pa
     assert [line.split(": done in")[0] for line in said if "done in" in line] == [
         "release: [1/2] extend-nqo_Nkoo", "release: [2/2] align-hin_Deva"]
     assert all(line.endswith("(1 of 2 run together)") for line in said if "done in" in line)
+
+
+def test_the_summary_gives_each_variant_its_origin_gate_verdict_and_scores_and_names_the_model(tmp_path):
+    """Every variant of the plan or of the license audit, with its language and script, how it was made, its
+    gate verdict (a failing check named; "not run" without the qc stage) and its scores, the model's among
+    them, as lm-eval's results name it."""
+    from builder.release.plan import Variant
+
+    plan = _agreement_plan(tmp_path, sample=True)
+    for name in ("qc", "lm_eval"):
+        folder = tmp_path / "stages" / name
+        folder.mkdir(parents=True)
+        (folder / STAGE_JSON).write_text(json.dumps({"facts": {"drops": []}}), encoding="utf-8")
+        plan.stages.append(Stage(name=name, inputs={}, options={}, action=lambda out: {}, output=folder / "output"))
+    plan.qc = plan.stages[-2]
+    plan.qc.output.mkdir()
+    (plan.qc.output / "qc_report.json").write_text(json.dumps({
+        "passed": False, "failed": [{"variant": "hin_Latn", "check": "untranslated", "reason": "untranslated"}],
+        "checks": [{"variant": "hin_Latn", "check": "untranslated", "passed": False, "gate": True,
+                    "detail": "2 of 9 items"}]}), encoding="utf-8")
+    results = plan.stages[-1].output / "results"
+    results.mkdir(parents=True)
+    (results / "results.json").write_text(json.dumps({
+        "settings": {"model": "SmolLM2-135M", "limit": 5, "seed": 0, "num_fewshot": 0, "selection": "first"},
+        "results": [{"variant": "eng_Latn", "accuracy": 0.4, "ci_low": 0.1, "ci_high": 0.8, "n": 5}]}),
+        encoding="utf-8")
+    plan.variants = {"eng_Latn": Variant("eng_Latn", tmp_path / "e", "annotation (curated and split)"),
+                     "hin_Latn": Variant("hin_Latn", tmp_path / "h", "romanized from hin_Deva")}
+    every = {st.name for st in plan.stages}
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current=every)
+    by = {v["variant"]: v for v in summary["variants"]}
+    assert sorted(by) == ["eng_Latn", "hin_Latn"]  # the audit's and the plan's variants
+    assert {k: by["hin_Latn"][k] for k in ("language", "script", "origin", "derived", "gate", "rows")} == {
+        "language": "hin", "script": "Latn", "origin": "romanized from hin_Deva",
+        "derived": {"method": "romanization", "from": "hin_Deva"},
+        "gate": {"verdict": "fail", "failing": ["untranslated"]}, "rows": {}}
+    assert by["eng_Latn"]["gate"] == {"verdict": "pass", "failing": []} and by["eng_Latn"]["derived"] is None
+    assert by["eng_Latn"]["licenses"] == [{"split": "train", "license": "CC-BY-SA-4.0", "commercial": True},
+                                          {"split": "test", "license": "CC-BY-SA-4.0", "commercial": True}]
+    assert [b["baseline"] for b in by["eng_Latn"]["baselines"]] == ["majority", "SmolLM2-135M (lm-eval)"]
+    assert by["eng_Latn"]["baselines"][1] == {"baseline": "SmolLM2-135M (lm-eval)", "accuracy": 0.4,
+                                              "ci_low": 0.1, "ci_high": 0.8, "n": 5}
+    assert summary["model"]["name"] == "SmolLM2-135M (lm-eval)" and summary["model"]["settings"]["limit"] == 5
+    assert summary["gate"]["verdict"] == "fail"
+    quiet = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current=every - {"qc", "lm_eval"})
+    assert {v["variant"]: v["gate"]["verdict"] for v in quiet["variants"]} == {"eng_Latn": "not run",
+                                                                              "hin_Latn": "not run"}
+    assert quiet["model"] is None and [b["baseline"] for b in quiet["variants"][0]["baselines"]] == ["majority"]
