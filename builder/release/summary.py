@@ -50,7 +50,7 @@ def _json(path: Path | None):
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def _gate(plan: Plan, qc: dict | None, allowed: bool) -> dict:
+def _gate(qc: dict | None, allowed: bool) -> dict:
     if qc is None:
         return {"verdict": "not run", "allowed_failing": False, "failing": [], "report": None, "skipped": [],
                 "warnings": []}
@@ -213,7 +213,7 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
     results = _json(output("baselines") / "results.json") or {}
     model_results = _json(output("lm_eval") / "results" / "results.json") or {}
     model_name = f"{(model_results.get('settings') or {}).get('model', 'model')} (lm-eval)"
-    gate = _gate(plan, qc, gate_failing_allowed)
+    gate = _gate(qc, gate_failing_allowed)
     failing_by_variant: dict[str, list[str]] = {}
     for f in gate["failing"]:
         failing_by_variant.setdefault(f["variant"], []).append(f["check"])

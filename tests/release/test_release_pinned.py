@@ -1201,12 +1201,22 @@ def test_the_summary_gives_each_variant_its_origin_gate_verdict_and_scores_and_n
         "settings": {"model": "SmolLM2-135M", "limit": 5, "seed": 0, "num_fewshot": 0, "selection": "first"},
         "results": [{"variant": "eng_Latn", "accuracy": 0.4, "ci_low": 0.1, "ci_high": 0.8, "n": 5}]}),
         encoding="utf-8")
+    aligned = tmp_path / "a"
+    aligned.mkdir()
+    VariantInfo.from_dict({"variant": "hin_Deva", "details": {"aligned": {"dropped_not_in_pivot": 0}}}).write(aligned)
     plan.variants = {"eng_Latn": Variant("eng_Latn", tmp_path / "e", "annotation (curated and split)"),
-                     "hin_Latn": Variant("hin_Latn", tmp_path / "h", "romanized from hin_Deva")}
+                     "hin_Latn": Variant("hin_Latn", tmp_path / "h", "romanized from hin_Deva"),
+                     "hin_Deva": Variant("hin_Deva", aligned, "aligned to eng_Latn (hin_Deva)")}
+    audit = json.loads((plan.stages[2].output / "licenses.json").read_text(encoding="utf-8"))
+    audit.append({"variant": "fra_Latn", "split": "test", "records": 4, "terms": "CC-BY-SA-4.0",
+                  "commercial_use": True})  # a variant the audit found that no entry of the plan made
+    (plan.stages[2].output / "licenses.json").write_text(json.dumps(audit), encoding="utf-8")
     every = {st.name for st in plan.stages}
     summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current=every)
     by = {v["variant"]: v for v in summary["variants"]}
-    assert sorted(by) == ["eng_Latn", "hin_Latn"]  # the audit's and the plan's variants
+    assert sorted(by) == ["eng_Latn", "fra_Latn", "hin_Deva", "hin_Latn"]  # the audit's and the plan's variants
+    assert (by["fra_Latn"]["origin"], by["fra_Latn"]["derived"], by["fra_Latn"]["rows"]) == ("", None, {"test": 4})
+    assert by["hin_Deva"]["derived"] == {"method": "alignment", "from": "eng_Latn"}
     assert {k: by["hin_Latn"][k] for k in ("language", "script", "origin", "derived", "gate", "rows")} == {
         "language": "hin", "script": "Latn", "origin": "romanized from hin_Deva",
         "derived": {"method": "romanization", "from": "hin_Deva"},
@@ -1220,6 +1230,11 @@ def test_the_summary_gives_each_variant_its_origin_gate_verdict_and_scores_and_n
     assert summary["model"]["name"] == "SmolLM2-135M (lm-eval)" and summary["model"]["settings"]["limit"] == 5
     assert summary["gate"]["verdict"] == "fail"
     quiet = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current=every - {"qc", "lm_eval"})
-    assert {v["variant"]: v["gate"]["verdict"] for v in quiet["variants"]} == {"eng_Latn": "not run",
-                                                                              "hin_Latn": "not run"}
+    assert {v["gate"]["verdict"] for v in quiet["variants"]} == {"not run"}
     assert quiet["model"] is None and [b["baseline"] for b in quiet["variants"][0]["baselines"]] == ["majority"]
+    # results that do not name their model are still the model's
+    model = json.loads((results / "results.json").read_text(encoding="utf-8"))
+    del model["settings"]["model"]
+    (results / "results.json").write_text(json.dumps(model), encoding="utf-8")
+    unnamed = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current=every)
+    assert unnamed["model"]["name"] == "model (lm-eval)"
