@@ -1203,10 +1203,10 @@ def test_the_summary_gives_each_variant_its_origin_gate_verdict_and_scores_and_n
         encoding="utf-8")
     aligned = tmp_path / "a"
     aligned.mkdir()
-    VariantInfo.from_dict({"variant": "hin_Deva", "details": {"aligned": {"dropped_not_in_pivot": 0}}}).write(aligned)
+    VariantInfo.from_dict({"variant": "hin_Deva", "aligned": {"dropped_not_in_pivot": 0}}).write(aligned)
     plan.variants = {"eng_Latn": Variant("eng_Latn", tmp_path / "e", "annotation (curated and split)"),
                      "hin_Latn": Variant("hin_Latn", tmp_path / "h", "romanized from hin_Deva"),
-                     "hin_Deva": Variant("hin_Deva", aligned, "aligned to eng_Latn (hin_Deva)")}
+                     "hin_Deva": Variant("hin_Deva", aligned, "dataset folder a")}  # aligned by an earlier release
     audit = json.loads((plan.stages[2].output / "licenses.json").read_text(encoding="utf-8"))
     audit.append({"variant": "fra_Latn", "split": "test", "records": 4, "terms": "CC-BY-SA-4.0",
                   "commercial_use": True})  # a variant the audit found that no entry of the plan made

@@ -283,7 +283,7 @@ def test_failing_items_read_what_leakage_and_duplicates_write():
                   "near_named": [{"ids": ["train:2", "train:8"], "jaccard": 0.9, "texts": ["x y", "x y z"]}]}
     qc = {"passed": False, "checks": [leakage, duplicates],
           "failed": [{"variant": c["variant"], "check": c["check"], "reason": "r"} for c in (leakage, duplicates)]}
-    gate = _gate(None, qc, False)
+    gate = _gate(qc, False)
     assert [f["items"] for f in gate["failing"]] == [
         [{"ids": ["train:3", "test:9"], "texts": ["a cat sat", "a cat sat!"], "jaccard": 0.93},
          {"ids": [], "texts": ["a shared text"]}],
