@@ -1229,8 +1229,20 @@ def test_the_summary_gives_each_variant_its_origin_gate_verdict_and_scores_and_n
                                               "ci_low": 0.1, "ci_high": 0.8, "n": 5}
     assert summary["model"]["name"] == "SmolLM2-135M (lm-eval)" and summary["model"]["settings"]["limit"] == 5
     assert summary["gate"]["verdict"] == "fail"
+    assert [(s["name"], s["status"], s["manifest"]) for s in summary["stages"]] == [
+        (st.name, "done", f"stages/{st.name}/{STAGE_JSON}") for st in plan.stages]
+    assert summary["released"] is False  # the plan has no export stage
+    # a link for each report this run's stages wrote (the agreement's third), and the summary itself
+    assert [(link["title"], link["path"]) for link in summary["links"]] == [
+        ("QC report (JSON)", "stages/qc/output/qc_report.json"),
+        ("License audit (JSON)", "stages/licenses/output/licenses.json"),
+        ("Agreement report", "stages/agreement-eng_Latn/output/agreement.md"),
+        ("Baselines (JSON)", "stages/baselines/output/results.json"), ("Release summary (JSON)", "release.json")]
     quiet = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current=every - {"qc", "lm_eval"})
     assert {v["gate"]["verdict"] for v in quiet["variants"]} == {"not run"}
+    assert [(s["name"], s["status"], s["manifest"]) for s in quiet["stages"]][-2:] == [
+        ("qc", "not reached", None), ("lm_eval", "not reached", None)]
+    assert "QC report (JSON)" not in [link["title"] for link in quiet["links"]]
     assert quiet["model"] is None and [b["baseline"] for b in quiet["variants"][0]["baselines"]] == ["majority"]
     # results that do not name their model are still the model's
     model = json.loads((results / "results.json").read_text(encoding="utf-8"))
