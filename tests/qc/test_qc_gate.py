@@ -289,12 +289,15 @@ def test_a_worker_sent_a_variants_tables_checks_those(monkeypatch):
 # -- qc_report.json: the fields docs/qc.md shows, no more and no fewer -----------------------------------------
 
 def _documented_report() -> dict:
+    """The first JSON block under docs/qc.md's "## Reports", read with the docs tests' own block parser."""
     import json
-    import re
+
+    from docs.docs_blocks import fenced_blocks  # tests/docs (tests/ is on sys.path: tests/conftest.py)
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "qc.md").read_text(encoding="utf-8")
-    reports = text[text.index("## Reports"):]
-    return json.loads(re.search(r"```json\n(.*?)\n```", reports, re.S).group(1))
+    reports = text[:text.index("## Reports")].count("\n") + 1  # the heading's line
+    block = next(b for b in fenced_blocks(text, "docs/qc.md") if b.lang == "json" and b.line > reports)
+    return json.loads("\n".join(block.body))
 
 
 def test_qc_report_json_has_the_fields_the_docs_show_with_what_produced_it(tmp_path):
