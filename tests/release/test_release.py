@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -66,6 +67,13 @@ def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("ref") / "rel"
     first = _in_process([MINI, "--out", out, "-j", "1"], check=0)
     return out, first
+
+
+def _copy(reference, tmp_path: Path) -> Path:
+    """A copy of the reference release, for a test's own later run."""
+    out = tmp_path / "rel"
+    shutil.copytree(reference[0], out)
+    return out
 
 
 # -- the recipe ----------------------------------------------------------------------------------------------
@@ -163,10 +171,7 @@ def test_the_card_records_gate_licenses_agreement_and_baselines(reference):
 
 
 def test_a_second_run_with_nothing_changed_skips_every_stage(reference, tmp_path):
-    import shutil
-
-    out = tmp_path / "rel"
-    shutil.copytree(reference[0], out)
+    out = _copy(reference, tmp_path)
     second = _in_process([MINI, "--out", out, "-j", "1"], check=0)
     assert "12 up to date" in second.stdout and "0 stage(s) ran" in second.stdout
     log = json.loads((out / RUN_LOG).read_text(encoding="utf-8"))
@@ -180,10 +185,7 @@ def test_a_second_run_with_nothing_changed_skips_every_stage(reference, tmp_path
 
 
 def test_a_changed_input_reruns_its_stage_and_those_after_it(reference, tmp_path):
-    import shutil
-
-    out = tmp_path / "rel"
-    shutil.copytree(reference[0], out)
+    out = _copy(reference, tmp_path)
     _in_process([MINI, "--out", out, "-j", "1", "--from", "qc"], check=0)
     log = json.loads((out / RUN_LOG).read_text(encoding="utf-8"))
     status = {s["name"]: s["status"] for s in log["stages"]}
@@ -200,10 +202,7 @@ def test_what_a_killed_run_left_of_the_releases_own_files_and_stage_records_is_r
     """The temporary names a killed run left of release.json, report.html, run.json and a stage's record
     (its process gone: a pid above Linux's largest) are removed by the next run, even one that skips every
     stage; it then holds what an uninterrupted run holds."""
-    import shutil
-
-    out = tmp_path / "rel"
-    shutil.copytree(reference[0], out)
+    out = _copy(reference, tmp_path)
     _in_process([MINI, "--out", out, "-j", "1"], check=0)  # the copy's stamps recorded: the next run writes
     dead = 4194305                                          # only run.json, so its writers clean up nothing else
     left = [out / f".{name}.{dead}.0123abcd.tmp" for name in ("release.json", "report.html", "run.json")]
@@ -216,10 +215,7 @@ def test_what_a_killed_run_left_of_the_releases_own_files_and_stage_records_is_r
 
 
 def test_allowing_a_failing_gate_where_the_gate_passed_allows_nothing(reference, tmp_path):
-    import shutil
-
-    out = tmp_path / "rel"
-    shutil.copytree(reference[0], out)
+    out = _copy(reference, tmp_path)
     _in_process([MINI, "--out", out, "-j", "1", "--from", "export", "--allow-failing-gate"], check=0)
     gate = json.loads((out / "release.json").read_text(encoding="utf-8"))["gate"]
     assert (gate["verdict"], gate["allowed_failing"]) == ("pass", False)
@@ -272,10 +268,7 @@ def test_killed_anywhere_a_rerun_ends_with_the_same_bytes(reference, tmp_path, p
 
 @pytest.mark.parametrize("signame, code", [("INT", 130), ("TERM", 143)])
 def test_an_interrupted_stage_prints_one_line_and_keeps_earlier_outputs(reference, tmp_path, signame, code):
-    import shutil
-
-    out = tmp_path / "rel"
-    shutil.copytree(reference[0], out)
+    out = _copy(reference, tmp_path)
     before = _files(out / "stages" / "dataset")
     # the qc command is interrupted while a worker reads a variant; every earlier stage is up to date
     res = _release([MINI, "--out", out, "-j", "1", "--from", "qc"],
