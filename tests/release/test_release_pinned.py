@@ -1043,8 +1043,9 @@ _MEASURES = {"fleiss_kappa": 0.61, "krippendorff_alpha": 0.6, "mean_cohen_kappa"
              "percent_agreement": 0.875}
 
 
-def _agreement_plan(root: Path, *, sample: bool) -> Plan:
-    plan = _plan(root, {"agreement-eng_Latn": [], "dataset": [], "licenses": [], "baselines": []})
+def _agreement_plan(root: Path, *, sample: bool, more: tuple[str, ...] = ()) -> Plan:
+    """An agreement, a dataset, a license audit and a baselines stage, and the stages named in ``more``."""
+    plan = _plan(root, {name: [] for name in ("agreement-eng_Latn", "dataset", "licenses", "baselines", *more)})
     plan.agreement = plan.stages[0]
     plan.agreement.inputs["judgements"] = root / "labels" / "judged.tsv"
     (root / "stages" / "agreement-eng_Latn" / STAGE_JSON).write_text(
@@ -1183,12 +1184,7 @@ def test_the_summary_gives_each_variant_its_origin_gate_verdict_and_scores_and_n
     them, as lm-eval's results name it."""
     from builder.release.plan import Variant
 
-    plan = _agreement_plan(tmp_path, sample=True)
-    for name in ("qc", "lm_eval"):
-        folder = tmp_path / "stages" / name
-        folder.mkdir(parents=True)
-        (folder / STAGE_JSON).write_text(json.dumps({"facts": {"drops": []}}), encoding="utf-8")
-        plan.stages.append(Stage(name=name, inputs={}, options={}, action=lambda out: {}, output=folder / "output"))
+    plan = _agreement_plan(tmp_path, sample=True, more=("qc", "lm_eval"))
     plan.qc = plan.stages[-2]
     plan.qc.output.mkdir()
     (plan.qc.output / "qc_report.json").write_text(json.dumps({
