@@ -45,8 +45,9 @@ def _normalized(text: str) -> str:
     else:
         folded = " ".join(text.split()).casefold()  # the same where str.split's whitespace is regex's \s
     # case folding can undo NFKC ("ß" and a combining dot fold to "ss" and the dot, which NFKC composes to
-    # "sṡ"): composed again, so a normalized text normalizes to itself
-    return folded if unicodedata.is_normalized("NFKC", folded) else unicodedata.normalize("NFKC", folded)
+    # "sṡ"): composed again, so a normalized text normalizes to itself (NFKC returns a text its quick check
+    # finds normalized as it is)
+    return unicodedata.normalize("NFKC", folded)
 
 
 def rolling_hashes(values: np.ndarray, k: int) -> np.ndarray:
