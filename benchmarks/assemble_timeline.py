@@ -67,11 +67,9 @@ def main() -> None:
     stream._SplitRun.finish, stream._written, stream.ordered_map = timed_finish, timed_written, timed_map
     shutil.rmtree(args.out, ignore_errors=True)
     note("imports done")
-    try:
-        builder_main(["-q", "assemble", str(args.recipe), "--out", str(args.out), "-j", str(args.jobs)])
-    except SystemExit as end:
-        if end.code:
-            raise
+    code = builder_main(["-q", "assemble", str(args.recipe), "--out", str(args.out), "-j", str(args.jobs)])
+    if code:  # builder printed the error line
+        raise SystemExit(code)
     note("end")
     for at, what in log:
         print(f"{at:6.2f} s  {what}")
