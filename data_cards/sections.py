@@ -182,16 +182,26 @@ def leftover_lines(infos: dict[str, dict] | None) -> list[str]:
     return [""] + out if out else []
 
 
-def _status(c: dict) -> str:
+#: Outcomes spelled as words (``"status": "passed"``), by the column that counts them.
+_WORDS = {"pass": "pass", "passed": "pass", "ok": "pass", "success": "pass", "fail": "FAIL", "failed": "FAIL",
+          "error": "FAIL", "warn": "WARN", "warning": "WARN", "skip": "skip", "skipped": "skip"}
+
+
+def _status(c: dict) -> str | None:
+    """The column that counts check ``c``: ``pass``, ``FAIL``, ``WARN`` or ``skip``; None when the report does
+    not say. A failed check that does not gate the release (``"gate": false``) is a warning.
+
+    >>> [_status(c) for c in ({"passed": False, "gate": False}, {"status": "Passed"}, {"result": "unclear"})]
+    ['WARN', 'pass', None]
+    """
     if c.get("skipped"):
         return "skip"
     for key in ("passed", "ok", "status", "result"):
         if key in c:
             v = c[key]
-            if isinstance(v, bool):
-                return "pass" if v else ("FAIL" if c.get("gate", True) else "WARN")
-            return str(v)
-    return "?"
+            got = ("pass" if v else "FAIL") if isinstance(v, bool) else _WORDS.get(str(v).strip().lower())
+            return "WARN" if got == "FAIL" and not c.get("gate", True) else got
+    return None
 
 
 def qc_section(rep: dict | None, *, failing_allowed: bool = False) -> str | None:
@@ -221,14 +231,18 @@ def qc_section(rep: dict | None, *, failing_allowed: bool = False) -> str | None
     if isinstance(checks, dict):
         checks = [dict(v, check=k) if isinstance(v, dict) else {"check": k, "passed": v} for k, v in checks.items()]
     table: dict[str, dict[str, int]] = {}
-    failed = []
+    failed, unread = [], []
     for c in checks or []:
         if not isinstance(c, dict):
+            unread.append(f"- {md_code(str(c))}")
             continue
         name = str(next((c[k] for k in ("check", "name", "id") if k in c), "?"))
         st = _status(c)
         row = table.setdefault(name, {"pass": 0, "FAIL": 0, "WARN": 0, "skip": 0})
-        row[st] = row.get(st, 0) + 1
+        if st is None:  # listed below, not left out of the counts unsaid
+            unread.append(f"- {md_code(name)} on {md_code(c.get('variant', '?'))}")
+            continue
+        row[st] += 1
         if st in ("FAIL", "WARN"):
             why = " ".join(str(c.get("reason") or c.get("detail") or "").split())
             failed.append(f"- {st} {md_code(name)} on {md_code(c.get('variant', '?'))}"
@@ -239,6 +253,8 @@ def qc_section(rep: dict | None, *, failing_allowed: bool = False) -> str | None
                 for n, r in table.items()]
     if failed:
         out += ["", "Failed checks:", ""] + failed
+    if unread:
+        out += ["", "Checks whose report gives no outcome this card can read (counted in no column):", ""] + unread
     skipped = _skipped(checks or [])
     if skipped:
         out += ["", "Skipped checks (they could not run, so they neither pass nor fail the data):", ""] + skipped

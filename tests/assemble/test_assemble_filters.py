@@ -114,6 +114,8 @@ def test_too_many_sentences_counts_and_uses_reader_sentences():
     ("J. K. Rowling wrote it. She is British.", 2),
     ('He said, "Stop!" Then he left.', 2),
     ("Wait... Are you sure? Yes!", 3),
+    ("It was late. the bus had gone. We walked.", 2),          # a lower-case word after a dot: no break (SB8)
+    ("Ο καιρός ήταν κακός. και μετά βγήκε ο ήλιος.", 1),        # the same rule beyond ASCII
     ("मैं घर गया। वह खुश था। क्या तुम आओगे?", 3),          # Devanagari danda
     ("আমি ভাত খাই। তুমি কি খাও?", 2),                       # Bengali danda
     ("یہ کتاب اچھی ہے۔ کیا آپ نے پڑھی؟", 2),                # Urdu full stop, Arabic question mark

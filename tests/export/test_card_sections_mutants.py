@@ -46,3 +46,87 @@ def test_records_put_known_columns_first_format_numbers_and_leave_a_missing_cell
 def test_a_license_slug_has_no_dash_at_either_end_and_falls_back_to_other():
     assert license_slug("(CC-BY 4.0)") == "cc-by-4.0"
     assert license_slug("§ §") == "other"
+
+
+# --- the quality-check section: every check counted in one column, or listed as unread -------------------------
+
+def _gate_report():
+    """Checks as the gate writes them (:meth:`qc.result.CheckResult.to_dict`): a pass, a failure that gates,
+    one that warns, and one skipped on two variants."""
+    from qc.result import CheckResult, skipped
+
+    results = [CheckResult("hin_Deva", "leakage", True, gate=True),
+               CheckResult("eng_Latn", "leakage", False, gate=True, reason="12 test items in train"),
+               CheckResult("hin_Deva", "balance", False, gate=False, detail="label 3 is 40%"),
+               skipped("hin_Deva", "ttest", "needs a pivot"), skipped("urd_Arab", "ttest", "needs a pivot")]
+    return {"passed": False, "checks": [r.to_dict() for r in results]}
+
+
+def test_the_gates_own_report_is_counted_check_by_check():
+    from data_cards.sections import qc_section
+
+    assert qc_section(_gate_report()).splitlines() == [
+        "Gate: **FAILED**.",
+        "",
+        "| check | pass | FAIL | WARN | skip |",
+        "| --- | ---: | ---: | ---: | ---: |",
+        "| leakage | 1 | 1 | 0 | 0 |",
+        "| balance | 0 | 0 | 1 | 0 |",
+        "| ttest | 0 | 0 | 0 | 2 |",
+        "",
+        "Failed checks:",
+        "",
+        "- FAIL `leakage` on `eng_Latn`: 12 test items in train",
+        "- WARN `balance` on `hin_Deva`: label 3 is 40%",
+        "",
+        "Skipped checks (they could not run, so they neither pass nor fail the data):",
+        "",
+        "- `ttest` on `hin_Deva`, `urd_Arab`: needs a pivot.",
+    ]
+
+
+def test_a_failed_gate_that_was_allowed_says_so():
+    from data_cards.sections import qc_section
+
+    lines = qc_section(_gate_report(), failing_allowed=True).splitlines()
+    assert lines[2].startswith("This release was exported although the gate failed")
+    assert "This release was exported" not in qc_section({"passed": True, "checks": []}, failing_allowed=True)
+
+
+def test_reports_of_other_tools_are_read_by_any_of_the_usual_keys():
+    # qc_report.json beside the data may come from another tool: checks as a mapping, outcomes as words
+    from data_cards.sections import _status, qc_section
+
+    assert [_status(c) for c in (
+        {"ok": True}, {"ok": False}, {"ok": False, "gate": False}, {"status": "Passed"}, {"status": " warning "},
+        {"status": "FAILED", "gate": True}, {"result": "skip"}, {"result": "error", "gate": 0},
+        {"passed": True, "skipped": True}, {"status": "unclear"}, {"gate": True}, {"passed": None})] == [
+        "pass", "FAIL", "WARN", "pass", "WARN", "FAIL", "skip", "WARN", "skip", None, None, None]
+    text = qc_section({"checks": {"leakage": True, "balance": {"status": "fail", "detail": "skewed"},
+                                  "size": {"result": "fine"}}})
+    assert text.splitlines()[:5] == [
+        "| check | pass | FAIL | WARN | skip |", "| --- | ---: | ---: | ---: | ---: |",
+        "| leakage | 1 | 0 | 0 | 0 |", "| balance | 0 | 1 | 0 | 0 |", "| size | 0 | 0 | 0 | 0 |"]
+    assert "- FAIL `balance` on `?`: skewed" in text
+
+
+def test_a_check_whose_outcome_cannot_be_read_is_listed_not_dropped():
+    from data_cards.sections import qc_section
+
+    text = qc_section({"checks": [{"name": "length", "variant": "tha_Thai", "status": "maybe"},
+                                  {"id": "script"}, "not a check"]})
+    assert text.splitlines()[-5:] == [
+        "Checks whose report gives no outcome this card can read (counted in no column):", "",
+        "- `length` on `tha_Thai`", "- `script` on `?`", "- `not a check`"]
+    assert "| length | 0 | 0 | 0 | 0 |" in text and "| script | 0 | 0 | 0 | 0 |" in text
+
+
+def test_a_skipped_check_is_named_by_any_of_its_keys_and_gives_its_reason():
+    from data_cards.sections import _skipped
+
+    assert _skipped([{"skipped": True, "name": "a", "reason": "no  pivot\n given", "variant": "x"},
+                     {"skipped": True, "id": "b"}, {"skipped": False, "check": "c"}, "text",
+                     {"skipped": True, "check": "d", "name": "ignored", "variant": "y", "detail": "why"}]) == [
+        "- `a` on `x`: no pivot given.", "- `b` on `?`: no reason given.", "- `d` on `y`: why."]
+    many = [{"skipped": True, "check": "t", "variant": f"v{i}", "detail": "d"} for i in range(8)]
+    assert _skipped(many) == ["- `t` on `v0`, `v1`, `v2`, `v3`, `v4`, `v5` and 2 more: d."]
