@@ -126,7 +126,8 @@ def test_a_skipped_check_is_named_by_any_of_its_keys_and_gives_its_reason():
 
     assert _skipped([{"skipped": True, "name": "a", "reason": "no  pivot\n given", "variant": "x"},
                      {"skipped": True, "id": "b"}, {"skipped": False, "check": "c"}, "text",
-                     {"skipped": True, "check": "d", "name": "ignored", "variant": "y", "detail": "why"}]) == [
-        "- `a` on `x`: no pivot given.", "- `b` on `?`: no reason given.", "- `d` on `y`: why."]
+                     {"skipped": True, "check": "d", "name": "ignored", "variant": "y", "detail": "why"},
+                     {"skipped": True, "variant": "z", "detail": "e"}]) == [
+        "- `?` on `z`: e.", "- `a` on `x`: no pivot given.", "- `b` on `?`: no reason given.", "- `d` on `y`: why."]
     many = [{"skipped": True, "check": "t", "variant": f"v{i}", "detail": "d"} for i in range(8)]
     assert _skipped(many) == ["- `t` on `v0`, `v1`, `v2`, `v3`, `v4`, `v5` and 2 more: d."]
