@@ -131,3 +131,28 @@ def test_a_skipped_check_is_named_by_any_of_its_keys_and_gives_its_reason():
         "- `?` on `z`: e.", "- `a` on `x`: no pivot given.", "- `b` on `?`: no reason given.", "- `d` on `y`: why."]
     many = [{"skipped": True, "check": "t", "variant": f"v{i}", "detail": "d"} for i in range(8)]
     assert _skipped(many) == ["- `t` on `v0`, `v1`, `v2`, `v3`, `v4`, `v5` and 2 more: d."]
+
+
+# --- the warnings of the variants' own checks ------------------------------------------------------------------
+
+def test_each_warning_is_one_line_with_its_records_and_nothing_else_is_listed():
+    from data_cards.sections import warnings_section
+
+    eleven = [{"index_id": i} for i in range(11)]
+    infos = {
+        "zul_Latn": {"checks": {"a_ok": {"status": "ok", "items": [{"index_id": 1}]},
+                                "b_dupes": {"status": "warning", "count": 11, "items": eleven}}},
+        "amh_Ethi": {"checks": {"length": {"status": "warning", "message": "2 lines\n flagged",
+                                           "items": [{"index_id": 5, "z": -3.5, "score": 0.25}, "not a record"]},
+                                "script": {"status": "warning"}, "odd": "not a check"}},
+        "eng_Latn": "not an info", "fra_Latn": {"checks": ["not", "a", "mapping"]},
+        "hin_Deva": {"checks": {"x": {"status": "warning", "items": eleven[:10]}}},
+    }
+    assert warnings_section(infos).splitlines() == [
+        "- `amh_Ethi`, `length`: 2 lines flagged (index_id 5, z = -3.5, score = 0.25).",
+        "- `amh_Ethi`, `script`: ? flagged.",
+        "- `hin_Deva`, `x`: ? flagged (" + "; ".join(f"index_id {i}" for i in range(10)) + ").",
+        "- `zul_Latn`, `b_dupes`: 11 flagged (" + "; ".join(f"index_id {i}" for i in range(10)) + " and 1 more).",
+    ]
+    assert warnings_section({"eng_Latn": {"checks": {"a": {"status": "ok"}}}}) is None
+    assert warnings_section(None) is None
