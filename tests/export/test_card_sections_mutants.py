@@ -156,3 +156,25 @@ def test_each_warning_is_one_line_with_its_records_and_nothing_else_is_listed():
     ]
     assert warnings_section({"eng_Latn": {"checks": {"a": {"status": "ok"}}}}) is None
     assert warnings_section(None) is None
+
+
+# --- code fences and BibTeX keys -------------------------------------------------------------------------------
+
+def test_a_fence_is_longer_than_any_run_of_backticks_and_at_least_three():
+    from data_cards.card import _fence
+
+    assert [_fence(t) for t in ("plain", "a `b` c", "``` x", "x ````` y `` z")] == ["```", "```", "````", "``````"]
+
+
+def test_a_bibtex_key_is_the_first_authors_letters_the_year_and_the_name():
+    from data_cards.citations import Reference
+
+    def key(authors):
+        return Reference("demo", authors, 2020, "A title").bibtex().split("{", 1)[1].split(",", 1)[0]
+
+    assert key("O'Brien-Smith, Lee and Wu") == "obriensmith2020demo"
+    assert key("NLLB Team") == "nllb2020demo"
+    assert key("") == "anon2020demo"
+    entry = Reference("demo", "Ng et al.", 2021, "T", venue="ACL 2021").bibtex()
+    assert entry.splitlines() == ["@inproceedings{ng2021demo,", "  title = {{T}},", "  author = {Ng and others},",
+                                  "  year = {2021},", "  booktitle = {ACL 2021}", "}"]
