@@ -1246,3 +1246,44 @@ def test_the_summary_gives_each_variant_its_origin_gate_verdict_and_scores_and_n
     (results / "results.json").write_text(json.dumps(model), encoding="utf-8")
     unnamed = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current=every)
     assert unnamed["model"]["name"] == "model (lm-eval)"
+
+
+_LINKS = [("Dataset card", "export/README.md"), ("Export manifest", "export/manifest.json"),
+          ("QC report", "stages/qc/output/qc_report.md"), ("QC report (JSON)", "stages/qc/output/qc_report.json"),
+          ("QC JUnit", "stages/qc/output/junit.xml"),
+          ("License audit (JSON)", "stages/licenses/output/licenses.json"),
+          ("Baselines", "stages/baselines/output/results.md"),
+          ("Baselines (JSON)", "stages/baselines/output/results.json"),
+          ("Language model (lm-eval)", "stages/lm_eval/output/results/results.md"),
+          ("Disparity (PRR)", "stages/disparity/output/disparity/summary.md"),
+          ("Disparity not fitted", "stages/disparity/output/not_fitted.txt")]
+
+
+def test_the_summary_links_each_report_a_current_stage_wrote_and_the_export_only_when_released(tmp_path):
+    plan = _agreement_plan(tmp_path, sample=True, more=("qc", "lm_eval", "disparity", "export"))
+    plan.qc = next(st for st in plan.stages if st.name == "qc")
+    for _, path in _LINKS:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        if not (tmp_path / path).exists():
+            (tmp_path / path).write_text("{}" if path.endswith(".json") else "x", encoding="utf-8")
+    (tmp_path / "stages" / "qc" / "output" / "qc_report.json").write_text(
+        json.dumps({"passed": True, "checks": []}), encoding="utf-8")
+    every = {st.name for st in plan.stages}
+
+    def links(current, **kw):
+        summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=kw.get("at_gate", False),
+                                current=current, stopped=kw.get("stopped"))
+        return summary["released"], [(link["title"], link["path"]) for link in summary["links"]]
+
+    agreement = ("Agreement report", "stages/agreement-eng_Latn/output/agreement.md")
+    assert links(every) == (True, _LINKS[:2] + [agreement] + _LINKS[2:] + [("Release summary (JSON)", "release.json")])
+    # a stage this run did not reach links nothing it may have written in an earlier run
+    for name, titles in (("export", 2), ("disparity", 2), ("lm_eval", 1), ("qc", 3)):
+        released, got = links(every - {name})
+        assert released == (name != "export")
+        assert len(got) == len(_LINKS) + 2 - titles, (name, got)
+    for kw in ({"at_gate": True}, {"stopped": {"stage": "export", "error": "disk full"}}):
+        released, got = links(every, **kw)
+        assert released is False and ("Dataset card", "export/README.md") not in got, kw
+    (tmp_path / "stages" / "disparity" / "output" / "not_fitted.txt").unlink()
+    assert ("Disparity not fitted", "stages/disparity/output/not_fitted.txt") not in links(every)[1]
