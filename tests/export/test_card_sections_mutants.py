@@ -178,3 +178,46 @@ def test_a_bibtex_key_is_the_first_authors_letters_the_year_and_the_name():
     entry = Reference("demo", "Ng et al.", 2021, "T", venue="ACL 2021").bibtex()
     assert entry.splitlines() == ["@inproceedings{ng2021demo,", "  title = {{T}},", "  author = {Ng and others},",
                                   "  year = {2021},", "  booktitle = {ACL 2021}", "}"]
+
+
+# --- the assembly's counts, agreement and romanization sections, from every shape they read --------------------
+
+def test_the_filters_section_gives_its_own_headers_and_says_when_nothing_was_dropped():
+    from data_cards.sections import filters_section
+
+    assert filters_section({"counts": {"race": {"read": 10}}, "dropped": {}}).splitlines() == [
+        "Records per source and stage:", "", "| where | count | records |", "| --- | --- | --- |",
+        "| race | read | 10 |", "", "No record was dropped."]
+    assert filters_section({"seed": 3, "dropped": []}) == "Seed: 3.\n\nNo record was dropped."
+    assert filters_section({"counts": {"race": {"read": 10}}}).splitlines()[-1] == "| race | read | 10 |"
+    assert [filters_section(m) for m in ({"seed": 1}, {}, None)] == [None, None, None]
+
+
+def test_the_agreement_section_without_annotators_without_a_value_and_with_an_interval():
+    from data_cards.sections import agreement_section
+
+    assert agreement_section({"n_items": 1200, "fleiss_kappa": None, "krippendorff_alpha": 0.5,
+                              "ci": {"krippendorff_alpha": [0.4, 0.61], "fleiss_kappa": [0.1]}}).splitlines() == [
+        "Measured on 1,200 items, ? annotators.", "", "| measure | value | 95% interval |", "| --- | ---: | --- |",
+        "| Fleiss' kappa | n/a |  |", "| Krippendorff's alpha (nominal) | 0.500 | [0.400, 0.610] |"]
+    # every judged item exported: not a sample; no known measure: the numbers the report has, by key
+    assert agreement_section({"n_items": 12, "n_annotators": 3, "note": "x"}, rows=12).splitlines() == [
+        "Measured on 12 items, 3 annotators.", "", "| measure | value | 95% interval |", "| --- | ---: | --- |",
+        "| n_items | 12 |  |", "| n_annotators | 3 |  |"]
+    assert agreement_section({"note": "x"}) is None and agreement_section({}) is None
+
+
+def test_the_romanization_section_reads_each_name_of_the_source_and_lists_leftovers():
+    from data_cards.sections import leftover_lines, romanization_section
+
+    infos = {"a_Latn": {"scheme": "iso", "from": "a_Deva", "native_letters_left": 2},
+             "b_Latn": {"tool": "uroman", "parent": "b_Arab", "version": "1.3"},
+             "c_Latn": {"tool": "t", "source_language": "c"}, "d_Latn": {"x": 1}, "e_Latn": {"scheme": "s"}}
+    assert romanization_section(infos).splitlines() == [
+        "| config | from | tool | version | scheme |", "| --- | --- | --- | --- | --- |",
+        "| `a_Latn` | `a_Deva` |  |  | iso |", "| `b_Latn` | `b_Arab` | uroman | 1.3 |  |",
+        "| `c_Latn` | `c` | t |  |  |", "| `e_Latn` |  |  |  | s |", "",
+        "- `a_Latn` was exported with 2 native-script characters left un-romanized (allowed by `allow_leftover`)."]
+    assert romanization_section({"d_Latn": {"x": 1}}) is None and romanization_section(None) is None
+    assert leftover_lines({"x": {"native_letters_left": True}, "y": {"native_letters_left": 0}, "z": "text",
+                           "v": {"native_letters_left": "3"}}) == []
