@@ -1287,3 +1287,22 @@ def test_the_summary_links_each_report_a_current_stage_wrote_and_the_export_only
         assert released is False and ("Dataset card", "export/README.md") not in got, kw
     (tmp_path / "stages" / "disparity" / "output" / "not_fitted.txt").unlink()
     assert ("Disparity not fitted", "stages/disparity/output/not_fitted.txt") not in links(every)[1]
+
+
+def test_the_summary_gives_the_models_settings_its_disparity_and_what_the_recipe_left_out(tmp_path):
+    plan = _agreement_plan(tmp_path, sample=True, more=("lm_eval", "disparity"))
+    lm = next(st for st in plan.stages if st.name == "lm_eval").output / "results"
+    lm.mkdir(parents=True)
+    settings = {"model": "m", "limit": 5, "seed": 1, "num_fewshot": 3, "selection": "first", "batch": 8}
+    (lm / "results.json").write_text(json.dumps({"settings": settings, "results": []}), encoding="utf-8")
+    prr = {"m (lm-eval)": {"mean_prr": 0.41, "cv_prr": 0.2}}
+    (tmp_path / "stages" / "disparity" / STAGE_JSON).write_text(json.dumps({"facts": {"models": prr}}),
+                                                                  encoding="utf-8")
+    plan.not_run["baselines"] = "the recipe has no baselines: key"
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False)
+    assert summary["model"] == {"name": "m (lm-eval)", "settings": {k: v for k, v in settings.items() if k != "batch"},
+                                "disparity": prr}
+    assert summary["not_run"] == {"baselines": "the recipe has no baselines: key"}
+    # without the disparity stage's record, no figure is made up
+    (tmp_path / "stages" / "disparity" / STAGE_JSON).unlink()
+    assert build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False)["model"]["disparity"] is None
