@@ -89,7 +89,9 @@ def test_a_failed_gate_that_was_allowed_says_so():
     from data_cards.sections import qc_section
 
     lines = qc_section(_gate_report(), failing_allowed=True).splitlines()
-    assert lines[2].startswith("This release was exported although the gate failed")
+    assert lines[:5] == ["Gate: **FAILED**.", "", "This release was exported although the gate failed (`builder "
+                         "release --allow-failing-gate`); read the failed checks below before using it.", "",
+                         "| check | pass | FAIL | WARN | skip |"]
     assert "This release was exported" not in qc_section({"passed": True, "checks": []}, failing_allowed=True)
 
 
@@ -113,12 +115,13 @@ def test_reports_of_other_tools_are_read_by_any_of_the_usual_keys():
 def test_a_check_whose_outcome_cannot_be_read_is_listed_not_dropped():
     from data_cards.sections import qc_section
 
-    text = qc_section({"checks": [{"name": "length", "variant": "tha_Thai", "status": "maybe"},
-                                  {"id": "script"}, "not a check"]})
-    assert text.splitlines()[-5:] == [
+    text = qc_section({"checks": ["not a check", {"name": "length", "variant": "tha_Thai", "status": "maybe"},
+                                  {"id": "script"}, {"passed": True}]})
+    assert text.splitlines() == [
+        "| check | pass | FAIL | WARN | skip |", "| --- | ---: | ---: | ---: | ---: |",
+        "| length | 0 | 0 | 0 | 0 |", "| script | 0 | 0 | 0 | 0 |", "| ? | 1 | 0 | 0 | 0 |", "",
         "Checks whose report gives no outcome this card can read (counted in no column):", "",
-        "- `length` on `tha_Thai`", "- `script` on `?`", "- `not a check`"]
-    assert "| length | 0 | 0 | 0 | 0 |" in text and "| script | 0 | 0 | 0 | 0 |" in text
+        "- `not a check`", "- `length` on `tha_Thai`", "- `script` on `?`"]
 
 
 def test_a_skipped_check_is_named_by_any_of_its_keys_and_gives_its_reason():
@@ -221,3 +224,4 @@ def test_the_romanization_section_reads_each_name_of_the_source_and_lists_leftov
     assert romanization_section({"d_Latn": {"x": 1}}) is None and romanization_section(None) is None
     assert leftover_lines({"x": {"native_letters_left": True}, "y": {"native_letters_left": 0}, "z": "text",
                            "v": {"native_letters_left": "3"}}) == []
+    assert leftover_lines({"w": {"native_letters_left": 1}})[1].startswith("- `w` was exported with 1 native")
