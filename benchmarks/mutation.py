@@ -14,6 +14,7 @@ Run it in the folder that holds ``mutants/`` once mutmut has printed "Running cl
     python benchmarks/mutation.py save [--ledger FILE]
     python benchmarks/mutation.py restore [--ledger FILE]
     python benchmarks/mutation.py run [--max-children 2] [MUTANT ...]
+    python benchmarks/mutation.py fast --tree DIR [--pattern PAT] FILE ... -- PYTEST_ARGS
 
 ``cost --exclude`` drops the tests whose node id matches, as a ``-k`` expression in ``[tool.mutmut]``
 would, and reports how many mutants would be left with no test.
@@ -37,6 +38,14 @@ folder that holds no mutated copy yet. mutmut then generates the mutants again a
 where the function's hash is unchanged (a function edited since is checked again), so the run goes on
 where the ledger left it.
 
+``fast`` finds the likely survivors of one module in minutes instead of hours, before the whole run
+reaches it: in ``--tree`` (a ``git archive`` of the commit, never a checkout: the mutated module replaces
+its source there), mutmut generates the mutants of each FILE, and one pytest process runs the given tests
+(``-x``) once per mutant whose name matches ``--pattern``, selecting it as mutmut does (by
+``MUTANT_UNDER_TEST``, which the generated code reads at each call). It prints the mutants no given test
+kills. Only the tests given run, so a survivor here may be killed by another test in the whole run; a
+mutant killed here is killed there too, by a test this fast.
+
 ``run`` is ``mutmut run`` with two work-arounds applied in its own process (mutmut 3.8.1): its fork
 runner reaped a child it had not forked (a process a test started that ended later) and stopped with
 ``KeyError``; and it recounted all 24,273 verdicts after every mutant (90 ms a call), now at most once a
@@ -47,6 +56,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from collections import Counter
 from fnmatch import fnmatch
 from pathlib import Path
@@ -121,7 +131,6 @@ def recheck(root: Path, pattern: str, timeout: float) -> int:
     """Each survivor against its linked tests in a fresh pytest process, with mutmut's own pytest options."""
     import os
     import subprocess
-    import sys
     import tomllib
 
     cfg = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["mutmut"]
@@ -253,7 +262,6 @@ def restore(root: Path, ledger: Path, rerun: tuple[str, ...] = ()) -> int:
 def run_mutmut(args: list[str]) -> int:
     """``mutmut run`` with the two work-arounds of the module docstring, patched in this process."""
     import os
-    import sys
     import time
     from datetime import datetime
 
@@ -292,6 +300,44 @@ def run_mutmut(args: list[str]) -> int:
     return mutmut_main.cli(["run", *args], standalone_mode=True)
 
 
+def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str]) -> int:
+    """The mutants of ``files`` matching ``pattern`` that ``pytest_args`` do not kill, in one process (``fast``)."""
+    import contextlib
+    import io
+    import os
+
+    tree = tree.resolve()
+    if (tree / ".git").exists():
+        raise SystemExit(f"error: {tree} is a git checkout; fast replaces its sources with mutated ones, so give it "
+                         "a copy (git archive HEAD | tar -x -C DIR)")
+    os.chdir(tree)
+    import mutmut.__main__ as mutmut_main
+    import pytest
+
+    names = []
+    for name in files:
+        if not (Path("mutants") / name).is_file():  # generated once; the source is the mutated copy after
+            mutmut_main.create_file_mutants(Path(name))
+            (tree / name).write_bytes((Path("mutants") / name).read_bytes())
+        meta = json.loads((Path("mutants") / (name + ".meta")).read_text("utf-8"))
+        names += [m for m in meta["exit_code_by_key"] if fnmatch(m, pattern)]
+    sys.path.insert(0, str(tree))
+    args = ["-x", "-q", "-p", "no:cacheprovider", "--tb=no", *pytest_args]
+
+    def passes(mutant: str) -> bool:
+        os.environ["MUTANT_UNDER_TEST"] = mutant
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return pytest.main(args) == 0
+
+    if not passes(""):
+        raise SystemExit("error: the tests fail with no mutant; run them in the tree to see why")
+    survivors = [m for m in names if passes(m)]
+    for m in survivors:
+        print(m)
+    print(f"{len(survivors)} of {len(names)} mutants survived the tests given")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mutants", type=Path, default=Path("mutants"), help="mutmut's folder (default: mutants)")
@@ -310,11 +356,21 @@ def main(argv=None) -> int:
         "--rerun-survivors", metavar="PATTERN", action="append", default=[],
         help="leave out the survivors whose name matches this fnmatch pattern, to run them again against tests "
              "written since (repeatable; '*' for every survivor)")
+    quick = sub.add_parser("fast", help="one module's mutants against the tests given, in one process")
+    quick.add_argument("--tree", type=Path, required=True, help="a git archive of the commit (changed in place)")
+    quick.add_argument("--pattern", default="*", help="fnmatch pattern over mutant names (default: all)")
+    quick.add_argument("files", nargs="+", help="the modules to mutate, relative to the tree")
     go = sub.add_parser("run", help="mutmut run, with the work-arounds")
     go.add_argument("mutmut_args", nargs=argparse.REMAINDER, help="passed to mutmut run (e.g. --max-children 2)")
-    args, rest = ap.parse_known_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    tail = argv[argv.index("--") + 1:] if "--" in argv else []  # fast: the tests, as pytest takes them
+    args, rest = ap.parse_known_args(argv[:len(argv) - len(tail) - 1] if tail else argv)
     if args.command == "run":  # mutmut's own options (--max-children 2) are not this parser's
         return run_mutmut(rest + args.mutmut_args)
+    if args.command == "fast":
+        if rest or not tail:
+            ap.error("fast: give the tests after --, as pytest takes them")
+        return fast(args.tree, args.files, args.pattern, tail)
     if rest:
         ap.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "restore":

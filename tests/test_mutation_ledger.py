@@ -184,3 +184,30 @@ def test_under_mutmuts_stats_run_a_test_costs_the_setup_of_the_fixtures_it_uses(
     assert cost >= 0.06  # the call and the fixture it used (a sleep lasts at least as long as asked)
     monkeypatch.setenv("MUTANT_UNDER_TEST", "")  # any other session: the call phase as pytest timed it
     assert timed(item, 0.01) == 0.01
+
+
+def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_checkout(tmp_path):
+    import subprocess
+    import sys
+
+    pytest.importorskip("mutmut")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["pkg"]\n', "utf-8")
+    (tmp_path / "pkg" / "__init__.py").write_text("", "utf-8")
+    (tmp_path / "pkg" / "m.py").write_text("def clip(x):\n    return max(0, x)\n", "utf-8")
+    (tmp_path / "tests" / "test_m.py").write_text(
+        "from pkg.m import clip\n\n\ndef test_clip():\n    assert clip(5) == 5\n", "utf-8")
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "mutation.py"), "fast", "--tree", str(tmp_path), "pkg/m.py",
+           "--", "tests/test_m.py"]
+    env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    survivors = [line for line in done.stdout.splitlines() if line.startswith("pkg.m.x_clip__mutmut_")]
+    assert survivors and done.stdout.splitlines()[-1].startswith(f"{len(survivors)} of ")
+    shown = subprocess.run([sys.executable, "-m", "mutmut", "show", survivors[0]], cwd=tmp_path,
+                           capture_output=True, text=True).stdout
+    assert "max(1, x)" in shown  # a floor of 1 that clip(5) cannot see
+    (tmp_path / ".git").mkdir()
+    refused = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+    assert refused.returncode == 1 and "is a git checkout" in refused.stderr
