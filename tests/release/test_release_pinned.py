@@ -335,9 +335,10 @@ def test_variant_folders_finds_each_variant_and_its_kind(tmp_path):
     pd.DataFrame({"index_id": [1], "category": ["x"], "text": ["t"]}).to_parquet(parquet_topic / "test.parquet")
     declared = _folder(tmp_path / "ds" / "yor_Latn", {"train": [1]}, "yo")
     VariantInfo(kind="mc").write(declared)  # variant.json's kind wins over the columns
-    (tmp_path / "ds" / "notes").mkdir()          # not a variant code: not a variant
+    _folder(tmp_path / "ds" / "notes", {"train": [1]}, "hi")  # split files, but not a variant code: not a variant
     (tmp_path / "ds" / "amh_Ethi").mkdir()       # no split file: not a variant
     (tmp_path / "ds" / "test.tsv").write_text("index_id\tcategory\ttext\n", encoding="utf-8")  # not a code
+    (tmp_path / "ds" / "kor_Hang").write_text("a file named as a variant\n", encoding="utf-8")  # not a folder
     found = steps.variant_folders(tmp_path / "ds")
     assert {code: kind for code, (_, kind) in found.items()} == {
         "deu_Latn": "mc", "fra_Latn": "mc", "hin_Deva": "topic", "yor_Latn": "mc", "zho_Hans": "topic"}
@@ -1306,3 +1307,71 @@ def test_the_summary_gives_the_models_settings_its_disparity_and_what_the_recipe
     # without the disparity stage's record, no figure is made up
     (tmp_path / "stages" / "disparity" / STAGE_JSON).unlink()
     assert build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False)["model"]["disparity"] is None
+
+
+def test_the_summary_gate_names_each_failure_with_its_detail_its_skips_and_warnings():
+    from builder.release.summary import RELEASE_SKIPS, _gate
+
+    assert _gate(None, True) == {"verdict": "not run", "allowed_failing": False, "failing": [], "report": None,
+                                 "skipped": [], "warnings": []}
+    qc = {"passed": False,
+          "failed": [{"variant": "hin_Deva", "check": "leakage", "reason": "from failed"},
+                     {"variant": "urd_Arab", "check": "balance", "reason": "only  the\nreason"},
+                     {"variant": "tha_Thai", "check": "script"}],
+          "checks": [{"variant": "hin_Deva", "check": "leakage", "passed": False, "gate": True,
+                      "detail": "3 test items\n in train"},
+                     {"variant": "eng_Latn", "check": "contamination", "skipped": True, "detail": "no test set"},
+                     {"variant": "eng_Latn", "check": "length", "passed": False, "gate": False, "detail": "long"}]}
+    assert _gate(qc, False) == {
+        "verdict": "fail", "allowed_failing": False, "report": "stages/qc/output/qc_report.md",
+        "failing": [{"variant": "hin_Deva", "check": "leakage", "detail": "3 test items in train", "items": []},
+                    {"variant": "urd_Arab", "check": "balance", "detail": "only the reason", "items": []},
+                    {"variant": "tha_Thai", "check": "script", "detail": "", "items": []}],
+        "skipped": [{"check": "contamination", "why": "no test set", "variants": ["eng_Latn"],
+                     "release": RELEASE_SKIPS["contamination"]}],
+        "warnings": [{"variant": "eng_Latn", "check": "length", "detail": "long"}]}
+    passed = _gate({"passed": True}, True)
+    assert (passed["verdict"], passed["allowed_failing"], passed["failing"]) == ("pass", True, [])
+
+
+def test_a_stage_warning_that_names_a_check_of_its_variant_carries_the_first_ten_records(tmp_path):
+    from builder.release.plan import Variant
+
+    plan = _plan(tmp_path, {"extend-nqo_Nkoo": [], "qc": []})
+    folder = plan.stages[0].output / "nqo_Nkoo"
+    folder.mkdir(parents=True)
+    items = [{"index_id": i, "z": -3.5} for i in range(11)]
+    VariantInfo.from_dict({"variant": "nqo_Nkoo", "checks": {
+        "length_outliers": {"status": "warning", "items": items}, "ok_check": {"status": "ok", "items": items}}
+    }).write(folder)
+    plan.variants = {"nqo_Nkoo": Variant("nqo_Nkoo", folder, "extended")}
+    records = [("extend-nqo_Nkoo", {"facts": {"warnings": [
+        "length_outliers: 11 lines flagged:  see  index 3", "ok_check: fine", "no check named"]}}),
+        ("qc", {"facts": {"warnings": ["length_outliers: not this stage's variant"]}})]
+    rows = findings.warnings(plan, records)
+    assert [(r["stage"], r["variant"], r["message"], len(r["items"])) for r in rows] == [
+        ("extend-nqo_Nkoo", "nqo_Nkoo", "length_outliers: 11 lines flagged: see index 3", 10),
+        ("extend-nqo_Nkoo", "nqo_Nkoo", "ok_check: fine", 0), ("extend-nqo_Nkoo", "nqo_Nkoo", "no check named", 0),
+        ("qc", None, "length_outliers: not this stage's variant", 0)]
+    assert rows[0]["items"][:2] == ["index_id 0 (z = -3.5)", "index_id 1 (z = -3.5)"]
+    # a variant folder that is gone (or never made) gives no records, and no error
+    plan.variants = {"nqo_Nkoo": Variant("nqo_Nkoo", plan.stages[0].output / "gone", "extended")}
+    assert findings.warnings(plan, records[:1])[0]["items"] == []
+
+
+def test_the_external_inputs_are_the_recipe_the_dataset_folders_and_what_no_stage_makes(tmp_path):
+    from builder.release.pipeline import external_inputs
+
+    sources = [SimpleNamespace(kind="dataset", path=tmp_path / "given"), SimpleNamespace(kind="annotation",
+                                                                                         path=tmp_path / "labels")]
+    recipe = SimpleNamespace(file=tmp_path / "release.yaml", variants=sources)
+    plan = Plan(root=tmp_path / "rel", recipe=recipe)
+    made = tmp_path / "rel" / "stages" / "split" / "output"
+    plan.stages = [Stage(name="split", inputs={"labels": tmp_path / "labels" / "a.tsv"}, options={},
+                         action=lambda out: {}, output=made),
+                   Stage(name="qc", inputs={"data": made / "hin_Deva", "pivot": tmp_path / "given" / "eng_Latn"},
+                         options={}, action=lambda out: {}, output=tmp_path / "rel" / "stages" / "qc" / "output")]
+    assert external_inputs(plan) == [tmp_path / "release.yaml", tmp_path / "given", tmp_path / "labels" / "a.tsv",
+                                     tmp_path / "given" / "eng_Latn"]
+    recipe.file = None  # a recipe given as an object, not read from a file
+    assert external_inputs(plan)[0] == tmp_path / "given"
