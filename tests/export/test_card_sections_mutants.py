@@ -208,6 +208,8 @@ def test_the_agreement_section_without_annotators_without_a_value_and_with_an_in
         "Measured on 12 items, 3 annotators.", "", "| measure | value | 95% interval |", "| --- | ---: | --- |",
         "| n_items | 12 |  |", "| n_annotators | 3 |  |"]
     assert agreement_section({"note": "x"}) is None and agreement_section({}) is None
+    assert agreement_section({"n_items": 12, "fleiss_kappa": 0.5}, rows=1004).splitlines()[1:3] == [
+        "", "| measure | value | 95% interval |"]
 
 
 def test_the_romanization_section_reads_each_name_of_the_source_and_lists_leftovers():
