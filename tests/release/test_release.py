@@ -242,7 +242,7 @@ def test_stages_that_read_each_other_run_one_after_the_other():
 
 def test_from_an_unknown_stage_is_a_usage_error(tmp_path):
     res = CliRunner().invoke(cli, ["release", str(MINI), "--out", str(tmp_path / "o"), "--from", "nope"])
-    assert res.exit_code == 2 and "--from nope: no such stage; stages: agreement-eng_Latn" in res.stderr
+    assert res.exit_code == 2 and "--from nope: no such stage; stages: agreement-eng_Latn, " in res.stderr
 
 
 # -- resume after a crash --------------------------------------------------------------------------------------

@@ -1375,3 +1375,62 @@ def test_the_external_inputs_are_the_recipe_the_dataset_folders_and_what_no_stag
                                      tmp_path / "given" / "eng_Latn"]
     recipe.file = None  # a recipe given as an object, not read from a file
     assert external_inputs(plan)[0] == tmp_path / "given"
+
+
+def test_a_release_makes_missing_parents_names_itself_in_its_lock_and_stops_at_a_failing_gate_unless_allowed(
+        tmp_path):
+    from builder.release.pipeline import run_release
+    from builder.release.stages import within
+    from schemas.runtime.outputs import lock_beside
+
+    recipe = SimpleNamespace(name="demo", pretty_name=None, citation=None, pivot="eng_Latn", file=None, variants=[])
+    plan = Plan(root=tmp_path / "a" / "b" / "rel", recipe=recipe)
+    held = {}
+
+    def action(out):  # what another run would read about the run holding the release
+        held.update(json.loads(Path(lock_beside(plan.root)).read_text(encoding="utf-8")))
+        out.mkdir(parents=True)
+        return {}
+
+    plan.stages.append(Stage(name="only", inputs={}, options={}, action=action,
+                             output=plan.root / "stages" / "only" / "output"))
+    result = run_release(plan, say=lambda line: None)
+    assert [s[:2] for s in result.stages] == [("only", "ran")]
+    assert (held["command"], held["pid"]) == ("release", os.getpid())
+    # a failing gate stops the release before the export unless the caller allows it
+    exported = []
+
+    def export(out):
+        exported.append(out)
+        out.mkdir(parents=True)
+        return {}
+
+    def qc(out):  # a failing gate, as builder qc reports it
+        out.mkdir(parents=True)
+        (out / "qc_report.json").write_text(json.dumps({"passed": False, "checks": []}), encoding="utf-8")
+        return {"passed": False}
+
+    gated = Plan(root=tmp_path / "gated", recipe=recipe)
+    gated.stages = [Stage(name="qc", inputs={}, options={}, action=qc, output=gated.root / "stages" / "qc" / "output"),
+                    Stage(name="export", inputs={}, options={}, action=export,
+                          output=gated.root / "stages" / "export" / "output")]
+    gated.qc = gated.stages[0]
+    stopped = run_release(gated, say=lambda line: None)
+    assert (stopped.gate_passed, stopped.stopped_at_gate, exported) == (False, True, [])
+    assert json.loads((gated.root / "release.json").read_text(encoding="utf-8"))["gate"]["allowed_failing"] is False
+    allowed = run_release(gated, allow_failing_gate=True, say=lambda line: None)
+    assert (allowed.stopped_at_gate, len(exported)) == (False, 1)
+    assert json.loads((gated.root / "release.json").read_text(encoding="utf-8"))["gate"]["allowed_failing"] is True
+    # the export going wrong after an allowed failing gate: release.json still says the gate was let through
+    from builder.release.pipeline import StageStopped
+
+    def broken(out):
+        raise OSError("disk full")
+
+    gated.stages[1] = Stage(name="export", inputs={"x": tmp_path / "changed"}, options={}, action=broken,
+                            output=gated.root / "stages" / "export" / "output")
+    with pytest.raises(StageStopped):
+        run_release(gated, allow_failing_gate=True, say=lambda line: None)
+    summary = json.loads((gated.root / "release.json").read_text(encoding="utf-8"))
+    assert (summary["stopped"]["stage"], summary["gate"]["allowed_failing"]) == ("export", True)
+    assert within("/srv/rel", "/") and within("/", "/") and not within("/srv", "/srv/rel")
