@@ -1434,3 +1434,48 @@ def test_a_release_makes_missing_parents_names_itself_in_its_lock_and_stops_at_a
     summary = json.loads((gated.root / "release.json").read_text(encoding="utf-8"))
     assert (summary["stopped"]["stage"], summary["gate"]["allowed_failing"]) == ("export", True)
     assert within("/srv/rel", "/") and within("/", "/") and not within("/srv", "/srv/rel")
+
+
+@pytest.mark.parametrize("allow, passed, failing", [(True, False, True), (False, False, False), (True, True, False),
+                                                    (True, None, False)])
+def test_the_export_stage_hands_the_recipe_and_the_reports_to_the_export(tmp_path, monkeypatch, allow, passed,
+                                                                         failing):
+    import builder.tasks.export as task
+
+    calls = []
+    monkeypatch.setattr(task, "run_export", lambda opts, report: calls.append((opts, report)) or SimpleNamespace(
+        warnings=["w1"]))
+    qc = tmp_path / "qc_report.json"
+    if passed is not None:
+        qc.write_text(json.dumps({"passed": passed}), encoding="utf-8")
+    options = {"allow_failing_gate": allow, "lm_eval": True, "license": "CC-BY-4.0", "name": "sib_mini",
+               "pretty_name": "SIB mini"}
+    where = {"jobs": 3, "backend": "ray", "address": "auto"}
+    report = object()
+    facts = steps.export(tmp_path / "data", {"qc": qc, "agreement": None}, options, where, report)(tmp_path / "out")
+    assert facts == {"warnings": ["w1"]}
+    [(opts, given)] = calls
+    assert given is report
+    assert (opts.built, opts.out, opts.lm_eval, opts.license, opts.name, opts.pretty_name) == (
+        tmp_path / "data", tmp_path / "out", True, "CC-BY-4.0", "sib_mini", "SIB mini")
+    assert (opts.jobs, opts.backend, opts.address, opts.gate_failing_allowed) == (3, "ray", "auto", failing)
+    assert opts.card_reports == {"qc": None if passed is None else {"passed": passed}, "agreement": None}
+
+
+def test_the_license_audit_stage_passes_the_recipes_fallback_and_marks_its_output(tmp_path, monkeypatch):
+    import builder.export.audit as audit
+
+    asked = []
+    split = SimpleNamespace(to_dict=lambda: {"variant": "eng_Latn", "split": "test", "terms": "CC-BY-4.0"})
+    monkeypatch.setattr(audit, "audit_dataset", lambda folder, license_id: asked.append((folder, license_id))
+                        or SimpleNamespace(splits=[split]))
+    out = tmp_path / "out"
+    assert steps.license_audit(tmp_path / "data", "CC-BY-4.0")(out) == {}
+    assert asked == [(tmp_path / "data", "CC-BY-4.0")]
+    assert json.loads((out / "licenses.json").read_text(encoding="utf-8")) == [split.to_dict()]
+    assert (out / MARKER).is_file()  # the release's own output: a rerun may replace it
+    (out / "licenses.json").unlink()
+    (out / MARKER).unlink()
+    (out / "mine.txt").write_text("not the release's\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="not an earlier release output"):  # a folder it did not write is kept
+        steps.license_audit(tmp_path / "data", None)(out)
