@@ -110,6 +110,8 @@ def test_reports_of_other_tools_are_read_by_any_of_the_usual_keys():
         "| check | pass | FAIL | WARN | skip |", "| --- | ---: | ---: | ---: | ---: |",
         "| leakage | 1 | 0 | 0 | 0 |", "| balance | 0 | 1 | 0 | 0 |", "| size | 0 | 0 | 0 | 0 |"]
     assert "- FAIL `balance` on `?`: skewed" in text
+    assert qc_section({"checks": [{"check": "size", "variant": "v", "passed": False}]}).splitlines()[-1] == \
+        "- FAIL `size` on `v`"  # no reason given: none made up
 
 
 def test_a_check_whose_outcome_cannot_be_read_is_listed_not_dropped():
@@ -193,6 +195,9 @@ def test_the_filters_section_gives_its_own_headers_and_says_when_nothing_was_dro
         "| race | read | 10 |", "", "No record was dropped."]
     assert filters_section({"seed": 3, "dropped": []}) == "Seed: 3.\n\nNo record was dropped."
     assert filters_section({"counts": {"race": {"read": 10}}}).splitlines()[-1] == "| race | read | 10 |"
+    flat = [{"source": "race", "split": "train", "read": 10, "kept": 8, "dropped": 2}]  # as builder assemble writes
+    assert filters_section({"counts": flat}).splitlines()[2:] == [
+        "| source | split | read | kept | dropped |", "| --- | --- | ---: | ---: | ---: |", "| race | train | 10 | 8 | 2 |"]
     assert [filters_section(m) for m in ({"seed": 1}, {}, None)] == [None, None, None]
 
 
