@@ -232,3 +232,41 @@ def test_the_romanization_section_reads_each_name_of_the_source_and_lists_leftov
     assert leftover_lines({"x": {"native_letters_left": True}, "y": {"native_letters_left": 0}, "z": "text",
                            "v": {"native_letters_left": "3"}}) == []
     assert leftover_lines({"w": {"native_letters_left": 1}})[1].startswith("- `w` was exported with 1 native")
+
+
+# --- how to load the export, and the split lists of the license table --------------------------------------------
+
+def _usage_of(**given):
+    from types import SimpleNamespace
+
+    from data_cards.card import _usage
+
+    return _usage(SimpleNamespace(**{"variants": [], "hub_repo": None, "lm_eval_groups": [],
+                                     "lm_eval_data_root": None, **given})).splitlines()
+
+
+def test_the_usage_loads_the_first_config_from_the_hub_or_the_folder_and_names_where_lm_eval_reads():
+    assert _usage_of(variants=["x"]) == [
+        'Load one configuration with `datasets.load_dataset("<path to this folder>", "<config>")`:', "",
+        "```python", "from datasets import load_dataset", "", 'ds = load_dataset("<path to this folder>", "x")', "```"]
+    groups = _usage_of(variants=["hin_Deva", "eng_Latn"], lm_eval_groups=["sib_a", "sib_b"])
+    assert groups[5] == 'ds = load_dataset("<path to this folder>", "hin_Deva")'
+    assert groups[7:] == [
+        "", "The `lm_eval/` folder holds lm-evaluation-harness tasks, one per configuration, in the groups `sib_a`, "
+        "`sib_b`; they read the Parquet files of this folder, wherever it is copied:", "", "```bash",
+        "lm_eval --model hf --model_args pretrained=<model> --include_path lm_eval --tasks sib_a", "```"]
+    hub = _usage_of(hub_repo="org/ds", lm_eval_groups=["g"], lm_eval_data_root="/d")
+    assert hub[5] == 'ds = load_dataset("org/ds", "<config>")'
+    assert hub[8] == ("The `lm_eval/` folder holds lm-evaluation-harness tasks, one per configuration, in the group "
+                      "`g`; they read the data from `org/ds` on the Hub:")
+    assert _usage_of(variants=["x"], lm_eval_groups=["g"], lm_eval_data_root="/data/x")[8].endswith(
+        "in the group `g`; they read the Parquet files under `/data/x`:")
+
+
+def test_a_split_list_says_all_when_it_is_all_and_cuts_after_six_of_more_than_eight():
+    from data_cards.card import _members
+
+    assert [_members(["a"], 1), _members(["a", "b"], 2), _members(["a", "b"], 3), _members(list("abcdefgh"), 9),
+            _members(list("abcdefghi"), 10)] == [
+        "`a`", "all 2 splits", "`a`, `b`", "`a`, `b`, `c`, `d`, `e`, `f`, `g`, `h`",
+        "`a`, `b`, `c`, `d`, `e`, `f` and 3 more"]
