@@ -270,3 +270,22 @@ def test_a_split_list_says_all_when_it_is_all_and_cuts_after_six_of_more_than_ei
             _members(list("abcdefghi"), 10)] == [
         "`a`", "all 2 splits", "`a`, `b`", "`a`, `b`, `c`, `d`, `e`, `f`, `g`, `h`",
         "`a`, `b`, `c`, `d`, `e`, `f` and 3 more"]
+
+
+def test_a_sources_reference_is_the_one_the_card_gives_else_its_name_else_its_readers():
+    from types import SimpleNamespace
+
+    from data_cards.card import _source_references
+    from data_cards.citations import cite
+
+    def refs(names, references=None, manifest=None):
+        ctx = SimpleNamespace(overall=SimpleNamespace(sources=[SimpleNamespace(name=n) for n in names]),
+                              references=references or {}, manifest=manifest)
+        return [r.name for r in _source_references(ctx)]
+
+    readers = {"sources": [{"name": "MyRACE", "reader": "race"}, "not a source", {"name": "Other", "reader": None}]}
+    assert refs(["MyRACE", "sib200", "Unknown", "Other"], manifest=readers) == ["race", "sib200"]
+    assert refs(["MyRACE"]) == [] and refs(["MyRACE"], manifest={}) == []  # no manifest: its reader is not known
+    # the reference the card gives a source wins over its name; a reference is listed once
+    assert refs(["race", "Mine", "reclor"], references={"race": cite("reclor"), "Mine": cite("reclor")}) == ["reclor"]
+    assert refs(["Mine", "race"], references={"Mine": "a citation of no known paper"}) == ["race"]
