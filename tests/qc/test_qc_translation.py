@@ -274,6 +274,12 @@ def test_compare_with_sources_words():
     assert mine[0].detail == "inherited from hin_Deva (it fails a too); x"
     assert mine[1].detail == "introduced here (hin_Deva passes b); y"
     assert all(r.extra == {} for r in src)
+    assert {r.extra["source_variant"] for r in mine} == {"hin_Deva"}  # skipped or compared, each names its source
+    # two derived variants: one row each
+    other = [CheckResult("urd_Latn", "a", True)]
+    rows = compare_with_sources([CheckResult("urd_Arab", "a", False)] + src + other + mine,
+                                {"hin_Latn": "hin_Deva", "urd_Latn": "urd_Arab"})
+    assert [(r["variant"], r["source_variant"]) for r in rows] == [("urd_Latn", "urd_Arab"), ("hin_Latn", "hin_Deva")]
 
 
 def test_a_romanized_variant_inherits_its_sources_untranslated_line(tmp_path):
