@@ -289,3 +289,59 @@ def test_a_sources_reference_is_the_one_the_card_gives_else_its_name_else_its_re
     # the reference the card gives a source wins over its name; a reference is listed once
     assert refs(["race", "Mine", "reclor"], references={"race": cite("reclor"), "Mine": cite("reclor")}) == ["reclor"]
     assert refs(["Mine", "race"], references={"Mine": "a citation of no known paper"}) == ["race"]
+
+
+def _cited(names, refs=None, kind="topic", schema="ours"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(name="demo", schema=schema, kind=kind, references=refs or {},
+                           overall=SimpleNamespace(sources=[SimpleNamespace(name=n) for n in names]))
+
+
+def test_the_citation_lists_what_is_known_and_puts_declared_bibtex_in_the_block():
+    from data_cards.card import _citation, _references_cited
+    from data_cards.citations import cite
+
+    assert _citation(_cited(["x"])) == ("If you use `demo`, cite the sources it was built from:\n\n"
+                                        "- (no reference is known for these sources; see `ATTRIBUTION.md`)")
+    layout = _citation(_cited(["x"], schema="sib200")).split("\n")
+    assert layout[0] == "If you use `demo`, cite the sources it was built from and SIB-200, whose layout it has:"
+    assert layout[2].startswith("- Adelani et al. (2023). SIB-200") and layout[4:7] == ["BibTeX:", "", "```bibtex"]
+    # a source that is SIB-200 already: no layout note; FLORES-200 beside it for topic data, not for questions
+    sib = {"s": cite("sib200")}
+    topic = _citation(_cited(["s"], sib, schema="sib200")).split("\n")
+    assert topic[0] == "If you use `demo`, cite the sources it was built from:"
+    assert topic[3].startswith("- NLLB Team (2022). No Language Left Behind")
+    assert _references_cited(_cited(["s"], sib, kind="mc")) == [cite("sib200")]
+    assert _references_cited(_cited(["s"], sib), layout=False) == [cite("sib200"), cite("flores200")]
+    assert _references_cited(_cited(["x"], schema="belebele")) == [cite("belebele")]
+    assert _references_cited(_cited(["x"], schema="belebele"), layout=False) == []
+    declared = _citation(_cited(["s", "b"], {"s": cite("sib200"), "b": "  @misc{x, title={T}}"}, kind="mc"))
+    assert "- " + "  @misc" not in declared and declared.endswith("\n\n  @misc{x, title={T}}\n```")
+    assert _citation(_cited(["b"], {"b": "@misc{x}"}, kind="mc")) == (
+        "If you use `demo`, cite the sources it was built from:\n\nBibTeX:\n\n```bibtex\n@misc{x}\n```")
+    # FLORES-200 goes with SIB-200 only: topic data from another known source cites that source alone
+    assert _references_cited(_cited(["r", "x"], {"r": cite("reclor")})) == [cite("reclor")]
+
+
+def test_the_description_puts_the_given_text_first_then_what_the_export_holds():
+    from types import SimpleNamespace
+
+    from data_cards.card import _description
+
+    ctx = SimpleNamespace(total_rows=1004, variants=["hin_Deva"], kind="topic", labels=["a", "b"],
+                          description="  Topic labels, *checked* twice.  ")
+    assert _description(ctx) == (
+        "Topic labels, *checked* twice.\n\n1,004 sentences labelled with one of 2 topics (a, b), in the SIB-200 "
+        "layout (`index_id`, `category`, `text`), in 1 language variant, one configuration per variant. Exported "
+        "by mc-dataset-builder; `manifest.json` lists every file with its row count and SHA-256.")
+
+
+def test_the_language_table_gives_the_codes_of_a_flores_code_and_none_of_another_name():
+    from types import SimpleNamespace
+
+    from data_cards.card import _languages
+
+    assert _languages(SimpleNamespace(variants=["hin_Deva", "sib_small"])).splitlines()[2:] == [
+        "| `hin_Deva` | Hindi | Devanagari (Nagari) | hin | Deva | hi-Deva |",
+        "| `sib_small` | unknown (sib_small) | unknown |  |  |  |"]
