@@ -329,3 +329,24 @@ def test_qc_report_json_has_the_fields_the_docs_show_with_what_produced_it(tmp_p
                                              "inherited": ["label_distribution"], "introduced": []}]
     assert sorted(derived["source_comparison"][0]) == sorted(doc["source_comparison"][0])
     assert derived["contamination_against"] is None and derived["input"] == "sib_small"
+
+
+def test_the_gate_compares_each_question_with_its_answers_against_the_pivot(tmp_path):
+    # the crafted pivot set: fra_Latn repeats the pivot's English almost everywhere (58 of its 59 units); an answer
+    # translated makes that question differ from the pivot's, so the gate must read the pivot's answers too
+    import json
+    import shutil
+
+    def untranslated(root):
+        report = run_gate(load_dataset_dir(root), load_config(), jobs=1)
+        [got] = [r for r in report.results if r.variant == "fra_Latn" and r.check == "untranslated"]
+        return got.extra["identical"], got.extra["units"]
+
+    root = tmp_path / "pivot"
+    shutil.copytree(QC_DATA / "pivot", root)
+    assert untranslated(root) == (58, 59)
+    path = root / "fra_Latn" / "test.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows[0]["answer1"] += " (traduit)"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert untranslated(root) == (57, 59)
