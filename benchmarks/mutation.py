@@ -363,8 +363,9 @@ def main(argv=None) -> int:
     go = sub.add_parser("run", help="mutmut run, with the work-arounds")
     go.add_argument("mutmut_args", nargs=argparse.REMAINDER, help="passed to mutmut run (e.g. --max-children 2)")
     argv = list(sys.argv[1:] if argv is None else argv)
-    tail = argv[argv.index("--") + 1:] if "--" in argv else []  # fast: the tests, as pytest takes them
-    args, rest = ap.parse_known_args(argv[:len(argv) - len(tail) - 1] if tail else argv)
+    cut = argv.index("--") if "--" in argv and "fast" in argv[:argv.index("--")] else len(argv)
+    tail = argv[cut + 1:]  # fast: the tests, as pytest takes them (run passes its own arguments on whole)
+    args, rest = ap.parse_known_args(argv[:cut])
     if args.command == "run":  # mutmut's own options (--max-children 2) are not this parser's
         return run_mutmut(rest + args.mutmut_args)
     if args.command == "fast":
