@@ -345,3 +345,52 @@ def test_the_language_table_gives_the_codes_of_a_flores_code_and_none_of_another
     assert _languages(SimpleNamespace(variants=["hin_Deva", "sib_small"])).splitlines()[2:] == [
         "| `hin_Deva` | Hindi | Devanagari (Nagari) | hin | Deva | hi-Deva |",
         "| `sib_small` | unknown (sib_small) | unknown |  |  |  |"]
+
+
+def test_the_front_matter_counts_languages_not_scripts_and_says_und_when_none_is_known():
+    from data_cards.card import CardContext, SplitTerms, front_matter
+    from schemas.licensing import combine
+
+    terms = combine([("sib200", "CC-BY-SA-4.0", 4)])
+
+    def meta(variants):
+        got = front_matter(CardContext(
+            name="d", pretty_name="D", kind="topic", sizes={v: {"test": 2} for v in variants},
+            files={v: {"test": f"{v}/test.parquet"} for v in variants}, columns=[],
+            splits=[SplitTerms(v, "test", terms) for v in variants], overall=terms))
+        return got["language"], got.get("language_details"), got["multilinguality"]
+
+    assert meta(["hin_Deva"]) == (["hi"], ["hi-Deva"], ["monolingual"])
+    assert meta(["hin_Deva", "hin_Latn"]) == (["hi"], ["hi-Deva", "hi-Latn"], ["monolingual"])  # one language
+    assert meta(["hin_Deva", "eng_Latn"]) == (["en", "hi"], ["en-Latn", "hi-Deva"], ["multilingual"])
+    assert meta(["sib_small"]) == (["und"], None, ["monolingual"])
+
+
+def test_a_release_card_has_each_report_under_its_heading_in_order():
+    from data_cards.card import CardContext, SplitTerms, render_card
+    from schemas.licensing import combine
+
+    terms = combine([("sib200", "CC-BY-SA-4.0", 4)])
+    ctx = CardContext(
+        name="d", pretty_name="D", kind="topic", sizes={"hin_Deva": {"train": 700, "test": 304}},
+        files={"hin_Deva": {"train": "hin_Deva/train.parquet", "test": "hin_Deva/test.parquet"}}, columns=[],
+        splits=[SplitTerms("hin_Deva", s, terms) for s in ("train", "test")], overall=terms,
+        agreement={"n_items": 12, "n_annotators": 3, "fleiss_kappa": 0.5},
+        qc={"passed": False, "checks": [{"variant": "hin_Deva", "check": "leakage", "passed": False, "gate": True}]},
+        gate_failing_allowed=True,
+        baselines={"results": [{"variant": "hin_Deva", "baseline": "majority", "split": "test", "accuracy": 0.25,
+                                "ci_low": 0.2, "ci_high": 0.3, "n": 304}]},
+        models={"settings": {"model": "m"}, "results": [{"variant": "hin_Deva", "accuracy": 0.5, "ci_low": 0.4,
+                                                           "ci_high": 0.6, "n": 5}]},
+        variant_info={"hin_Deva": {"checks": {"length": {"status": "warning", "count": 1}}}})
+    lines = render_card(ctx).splitlines()
+    assert [line for line in lines if line.startswith("## ")] == [
+        "## Languages", "## Dataset structure", "## Sources and licenses", "## Annotator agreement",
+        "## Quality checks", "## Baseline scores", "## Language model", "## Warnings",
+        "## Intended use and restrictions", "## Citation"]
+    # the agreement is of a sample of the largest variant's 1,004 rows; the gate was let through
+    assert "Measured on a 12-item sample, 3 annotators: the exported variants have up to 1,004 rows each, so read " \
+           "these figures as the agreement of that sample." in lines
+    assert any(line.startswith("This release was exported although the gate failed") for line in lines)
+    assert "- `hin_Deva`, `length`: 1 flagged." in lines
+    assert "| `hin_Deva` | 25.0 [20.0, 30.0] (n=304) |" in lines
