@@ -394,3 +394,27 @@ def test_a_release_card_has_each_report_under_its_heading_in_order():
     assert any(line.startswith("This release was exported although the gate failed") for line in lines)
     assert "- `hin_Deva`, `length`: 1 flagged." in lines
     assert "| `hin_Deva` | 25.0 [20.0, 30.0] (n=304) |" in lines
+
+
+def test_the_license_section_names_conflicts_and_the_recipes_override_under_their_heading():
+    from data_cards.card import CardContext, SplitTerms, _licenses
+    from schemas.licensing import LicenseOverride, combine
+
+    def section(terms, override=None):
+        return _licenses(CardContext(
+            name="d", pretty_name="D", kind="topic", sizes={"hin_Deva": {"test": 5}},
+            files={"hin_Deva": {"test": "hin_Deva/test.parquet"}}, columns=[],
+            splits=[SplitTerms("hin_Deva", "test", terms)], overall=terms, override=override)).splitlines()
+
+    conflict = "- Conflict: CC-BY-SA-4.0 requires the split to carry its own terms, which do not impose the " \
+               "non-commercial restriction of CC-BY-NC-4.0."
+    mixed = combine([("a", "CC-BY-SA-4.0", 2), ("b", "CC-BY-NC-4.0", 3)])
+    assert section(mixed)[-3:] == ["### Unresolved license conflicts", "", conflict]
+    override = LicenseOverride.from_dict({"terms": "CC-BY-NC-SA-4.0", "reason": "the authors agreed in writing"})
+    assert section(mixed, override)[-9:] == [
+        "### License override", "", conflict, "", "The recipe releases this combination with a written override:", "",
+        "- Terms stated by the recipe: CC-BY-NC-SA-4.0", "- Reason: the authors agreed in writing",
+        "- The override does not lift any restriction: every source's own terms still apply."]
+    plain = section(combine([("c", "CC-BY-4.0", 5)]))
+    assert "| `hin_Deva/test` | CC-BY-4.0 | yes | no | c (CC-BY-4.0, 5) |" in plain  # commercial, not share-alike
+    assert not any(line.startswith("###") for line in plain)
