@@ -7,8 +7,17 @@ the header a section asks for.
 """
 from __future__ import annotations
 
-from data_cards.card import license_slug
-from data_cards.sections import _counts_block, _flatten, _records_table
+from types import SimpleNamespace
+
+from data_cards.card import (CardContext, SplitTerms, _citation, _description, _fence, _languages, _licenses,
+                             _members, _references_cited, _source_references, _usage, front_matter, license_slug,
+                             render_card)
+from data_cards.citations import Reference, cite
+from data_cards.sections import (_counts_block, _flatten, _records_table, _skipped, _status, agreement_section,
+                                 filters_section, leftover_lines, qc_section, romanization_section,
+                                 warnings_section)
+from qc.result import CheckResult, skipped
+from schemas.licensing import LicenseOverride, combine
 
 
 def test_only_numbers_are_counts_and_a_bool_is_not_one():
@@ -53,8 +62,6 @@ def test_a_license_slug_has_no_dash_at_either_end_and_falls_back_to_other():
 def _gate_report():
     """Checks as the gate writes them (:meth:`qc.result.CheckResult.to_dict`): a pass, a failure that gates,
     one that warns, and one skipped on two variants."""
-    from qc.result import CheckResult, skipped
-
     results = [CheckResult("hin_Deva", "leakage", True, gate=True),
                CheckResult("eng_Latn", "leakage", False, gate=True, reason="12 test items in train"),
                CheckResult("hin_Deva", "balance", False, gate=False, detail="label 3 is 40%"),
@@ -63,8 +70,6 @@ def _gate_report():
 
 
 def test_the_gates_own_report_is_counted_check_by_check():
-    from data_cards.sections import qc_section
-
     assert qc_section(_gate_report()).splitlines() == [
         "Gate: **FAILED**.",
         "",
@@ -86,8 +91,6 @@ def test_the_gates_own_report_is_counted_check_by_check():
 
 
 def test_a_failed_gate_that_was_allowed_says_so():
-    from data_cards.sections import qc_section
-
     lines = qc_section(_gate_report(), failing_allowed=True).splitlines()
     assert lines[:5] == ["Gate: **FAILED**.", "", "This release was exported although the gate failed (`builder "
                          "release --allow-failing-gate`); read the failed checks below before using it.", "",
@@ -97,7 +100,6 @@ def test_a_failed_gate_that_was_allowed_says_so():
 
 def test_reports_of_other_tools_are_read_by_any_of_the_usual_keys():
     # qc_report.json beside the data may come from another tool: checks as a mapping, outcomes as words
-    from data_cards.sections import _status, qc_section
 
     assert [_status(c) for c in (
         {"ok": True}, {"ok": False}, {"ok": False, "gate": False}, {"status": "Passed"}, {"status": " warning "},
@@ -115,8 +117,6 @@ def test_reports_of_other_tools_are_read_by_any_of_the_usual_keys():
 
 
 def test_a_check_whose_outcome_cannot_be_read_is_listed_not_dropped():
-    from data_cards.sections import qc_section
-
     text = qc_section({"checks": ["not a check", {"name": "length", "variant": "tha_Thai", "status": "maybe"},
                                   {"id": "script"}, {"passed": True}]})
     assert text.splitlines() == [
@@ -127,8 +127,6 @@ def test_a_check_whose_outcome_cannot_be_read_is_listed_not_dropped():
 
 
 def test_a_skipped_check_is_named_by_any_of_its_keys_and_gives_its_reason():
-    from data_cards.sections import _skipped
-
     assert _skipped([{"skipped": True, "name": "a", "reason": "no  pivot\n given", "variant": "x"},
                      {"skipped": True, "id": "b"}, {"skipped": False, "check": "c"}, "text",
                      {"skipped": True, "check": "d", "name": "ignored", "variant": "y", "detail": "why"},
@@ -141,8 +139,6 @@ def test_a_skipped_check_is_named_by_any_of_its_keys_and_gives_its_reason():
 # --- the warnings of the variants' own checks ------------------------------------------------------------------
 
 def test_each_warning_is_one_line_with_its_records_and_nothing_else_is_listed():
-    from data_cards.sections import warnings_section
-
     eleven = [{"index_id": i} for i in range(11)]
     infos = {
         "zul_Latn": {"checks": {"a_ok": {"status": "ok", "items": [{"index_id": 1}]},
@@ -166,14 +162,10 @@ def test_each_warning_is_one_line_with_its_records_and_nothing_else_is_listed():
 # --- code fences and BibTeX keys -------------------------------------------------------------------------------
 
 def test_a_fence_is_longer_than_any_run_of_backticks_and_at_least_three():
-    from data_cards.card import _fence
-
     assert [_fence(t) for t in ("plain", "a `b` c", "``` x", "x ````` y `` z")] == ["```", "```", "````", "``````"]
 
 
 def test_a_bibtex_key_is_the_first_authors_letters_the_year_and_the_name():
-    from data_cards.citations import Reference
-
     def key(authors):
         return Reference("demo", authors, 2020, "A title").bibtex().split("{", 1)[1].split(",", 1)[0]
 
@@ -188,8 +180,6 @@ def test_a_bibtex_key_is_the_first_authors_letters_the_year_and_the_name():
 # --- the assembly's counts, agreement and romanization sections, from every shape they read --------------------
 
 def test_the_filters_section_gives_its_own_headers_and_says_when_nothing_was_dropped():
-    from data_cards.sections import filters_section
-
     assert filters_section({"counts": {"race": {"read": 10}}, "dropped": {}}).splitlines() == [
         "Records per source and stage:", "", "| where | count | records |", "| --- | --- | --- |",
         "| race | read | 10 |", "", "No record was dropped."]
@@ -197,13 +187,12 @@ def test_the_filters_section_gives_its_own_headers_and_says_when_nothing_was_dro
     assert filters_section({"counts": {"race": {"read": 10}}}).splitlines()[-1] == "| race | read | 10 |"
     flat = [{"source": "race", "split": "train", "read": 10, "kept": 8, "dropped": 2}]  # as builder assemble writes
     assert filters_section({"counts": flat}).splitlines()[2:] == [
-        "| source | split | read | kept | dropped |", "| --- | --- | ---: | ---: | ---: |", "| race | train | 10 | 8 | 2 |"]
+        "| source | split | read | kept | dropped |", "| --- | --- | ---: | ---: | ---: |",
+        "| race | train | 10 | 8 | 2 |"]
     assert [filters_section(m) for m in ({"seed": 1}, {}, None)] == [None, None, None]
 
 
 def test_the_agreement_section_without_annotators_without_a_value_and_with_an_interval():
-    from data_cards.sections import agreement_section
-
     assert agreement_section({"n_items": 1200, "fleiss_kappa": None, "krippendorff_alpha": 0.5,
                               "ci": {"krippendorff_alpha": [0.4, 0.61], "fleiss_kappa": [0.1]}}).splitlines() == [
         "Measured on 1,200 items, ? annotators.", "", "| measure | value | 95% interval |", "| --- | ---: | --- |",
@@ -218,8 +207,6 @@ def test_the_agreement_section_without_annotators_without_a_value_and_with_an_in
 
 
 def test_the_romanization_section_reads_each_name_of_the_source_and_lists_leftovers():
-    from data_cards.sections import leftover_lines, romanization_section
-
     infos = {"a_Latn": {"scheme": "iso", "from": "a_Deva", "native_letters_left": 2},
              "b_Latn": {"tool": "uroman", "parent": "b_Arab", "version": "1.3"},
              "c_Latn": {"tool": "t", "source_language": "c"}, "d_Latn": {"x": 1}, "e_Latn": {"scheme": "s"}}
@@ -237,10 +224,6 @@ def test_the_romanization_section_reads_each_name_of_the_source_and_lists_leftov
 # --- how to load the export, and the split lists of the license table --------------------------------------------
 
 def _usage_of(**given):
-    from types import SimpleNamespace
-
-    from data_cards.card import _usage
-
     return _usage(SimpleNamespace(**{"variants": [], "hub_repo": None, "lm_eval_groups": [],
                                      "lm_eval_data_root": None, **given})).splitlines()
 
@@ -264,24 +247,22 @@ def test_the_usage_loads_the_first_config_from_the_hub_or_the_folder_and_names_w
 
 
 def test_a_split_list_says_all_when_it_is_all_and_cuts_after_six_of_more_than_eight():
-    from data_cards.card import _members
-
     assert [_members(["a"], 1), _members(["a", "b"], 2), _members(["a", "b"], 3), _members(list("abcdefgh"), 9),
             _members(list("abcdefghi"), 10)] == [
         "`a`", "all 2 splits", "`a`, `b`", "`a`, `b`, `c`, `d`, `e`, `f`, `g`, `h`",
         "`a`, `b`, `c`, `d`, `e`, `f` and 3 more"]
 
 
+def _cited(names, refs=None, kind="topic", schema="ours", manifest=None):
+    """What the card's reference functions read: the credited sources by name, the references given, the build's
+    manifest (its readers)."""
+    return SimpleNamespace(name="demo", schema=schema, kind=kind, references=refs or {}, manifest=manifest,
+                           overall=SimpleNamespace(sources=[SimpleNamespace(name=n) for n in names]))
+
+
 def test_a_sources_reference_is_the_one_the_card_gives_else_its_name_else_its_readers():
-    from types import SimpleNamespace
-
-    from data_cards.card import _source_references
-    from data_cards.citations import cite
-
     def refs(names, references=None, manifest=None):
-        ctx = SimpleNamespace(overall=SimpleNamespace(sources=[SimpleNamespace(name=n) for n in names]),
-                              references=references or {}, manifest=manifest)
-        return [r.name for r in _source_references(ctx)]
+        return [r.name for r in _source_references(_cited(names, references, manifest=manifest))]
 
     readers = {"sources": [{"name": "MyRACE", "reader": "race"}, "not a source", {"name": "Other", "reader": None}]}
     assert refs(["MyRACE", "sib200", "Unknown", "Other"], manifest=readers) == ["race", "sib200"]
@@ -291,17 +272,7 @@ def test_a_sources_reference_is_the_one_the_card_gives_else_its_name_else_its_re
     assert refs(["Mine", "race"], references={"Mine": "a citation of no known paper"}) == ["race"]
 
 
-def _cited(names, refs=None, kind="topic", schema="ours"):
-    from types import SimpleNamespace
-
-    return SimpleNamespace(name="demo", schema=schema, kind=kind, references=refs or {},
-                           overall=SimpleNamespace(sources=[SimpleNamespace(name=n) for n in names]))
-
-
 def test_the_citation_lists_what_is_known_and_puts_declared_bibtex_in_the_block():
-    from data_cards.card import _citation, _references_cited
-    from data_cards.citations import cite
-
     assert _citation(_cited(["x"])) == ("If you use `demo`, cite the sources it was built from:\n\n"
                                         "- (no reference is known for these sources; see `ATTRIBUTION.md`)")
     layout = _citation(_cited(["x"], schema="sib200")).split("\n")
@@ -325,10 +296,6 @@ def test_the_citation_lists_what_is_known_and_puts_declared_bibtex_in_the_block(
 
 
 def test_the_description_puts_the_given_text_first_then_what_the_export_holds():
-    from types import SimpleNamespace
-
-    from data_cards.card import _description
-
     ctx = SimpleNamespace(total_rows=1004, variants=["hin_Deva"], kind="topic", labels=["a", "b"],
                           description="  Topic labels, *checked* twice.  ")
     assert _description(ctx) == (
@@ -338,26 +305,22 @@ def test_the_description_puts_the_given_text_first_then_what_the_export_holds():
 
 
 def test_the_language_table_gives_the_codes_of_a_flores_code_and_none_of_another_name():
-    from types import SimpleNamespace
-
-    from data_cards.card import _languages
-
     assert _languages(SimpleNamespace(variants=["hin_Deva", "sib_small"])).splitlines()[2:] == [
         "| `hin_Deva` | Hindi | Devanagari (Nagari) | hin | Deva | hi-Deva |",
         "| `sib_small` | unknown (sib_small) | unknown |  |  |  |"]
 
 
+def _context(sizes: dict[str, dict[str, int]], terms, **fields) -> CardContext:
+    """A topic card of the variants and split sizes given, every split under ``terms``, its files in the layout
+    an export writes (``<variant>/<split>.parquet``)."""
+    return CardContext(name="d", pretty_name="D", kind="topic", sizes=sizes, columns=[], overall=terms,
+                       files={v: {s: f"{v}/{s}.parquet" for s in splits} for v, splits in sizes.items()},
+                       splits=[SplitTerms(v, s, terms) for v, splits in sizes.items() for s in splits], **fields)
+
+
 def test_the_front_matter_counts_languages_not_scripts_and_says_und_when_none_is_known():
-    from data_cards.card import CardContext, SplitTerms, front_matter
-    from schemas.licensing import combine
-
-    terms = combine([("sib200", "CC-BY-SA-4.0", 4)])
-
     def meta(variants):
-        got = front_matter(CardContext(
-            name="d", pretty_name="D", kind="topic", sizes={v: {"test": 2} for v in variants},
-            files={v: {"test": f"{v}/test.parquet"} for v in variants}, columns=[],
-            splits=[SplitTerms(v, "test", terms) for v in variants], overall=terms))
+        got = front_matter(_context({v: {"test": 2} for v in variants}, combine([("sib200", "CC-BY-SA-4.0", 4)])))
         return got["language"], got.get("language_details"), got["multilinguality"]
 
     assert meta(["hin_Deva"]) == (["hi"], ["hi-Deva"], ["monolingual"])
@@ -367,14 +330,8 @@ def test_the_front_matter_counts_languages_not_scripts_and_says_und_when_none_is
 
 
 def test_a_release_card_has_each_report_under_its_heading_in_order():
-    from data_cards.card import CardContext, SplitTerms, render_card
-    from schemas.licensing import combine
-
-    terms = combine([("sib200", "CC-BY-SA-4.0", 4)])
-    ctx = CardContext(
-        name="d", pretty_name="D", kind="topic", sizes={"hin_Deva": {"train": 700, "test": 304}},
-        files={"hin_Deva": {"train": "hin_Deva/train.parquet", "test": "hin_Deva/test.parquet"}}, columns=[],
-        splits=[SplitTerms("hin_Deva", s, terms) for s in ("train", "test")], overall=terms,
+    ctx = _context(
+        {"hin_Deva": {"train": 700, "test": 304}}, combine([("sib200", "CC-BY-SA-4.0", 4)]),
         agreement={"n_items": 12, "n_annotators": 3, "fleiss_kappa": 0.5},
         qc={"passed": False, "checks": [{"variant": "hin_Deva", "check": "leakage", "passed": False, "gate": True}]},
         gate_failing_allowed=True,
@@ -397,14 +354,8 @@ def test_a_release_card_has_each_report_under_its_heading_in_order():
 
 
 def test_the_license_section_names_conflicts_and_the_recipes_override_under_their_heading():
-    from data_cards.card import CardContext, SplitTerms, _licenses
-    from schemas.licensing import LicenseOverride, combine
-
     def section(terms, override=None):
-        return _licenses(CardContext(
-            name="d", pretty_name="D", kind="topic", sizes={"hin_Deva": {"test": 5}},
-            files={"hin_Deva": {"test": "hin_Deva/test.parquet"}}, columns=[],
-            splits=[SplitTerms("hin_Deva", "test", terms)], overall=terms, override=override)).splitlines()
+        return _licenses(_context({"hin_Deva": {"test": 5}}, terms, override=override)).splitlines()
 
     conflict = "- Conflict: CC-BY-SA-4.0 requires the split to carry its own terms, which do not impose the " \
                "non-commercial restriction of CC-BY-NC-4.0."
