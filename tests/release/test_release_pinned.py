@@ -1271,9 +1271,9 @@ def test_the_summary_links_each_report_a_current_stage_wrote_and_the_export_only
         json.dumps({"passed": True, "checks": []}), encoding="utf-8")
     every = {st.name for st in plan.stages}
 
-    def links(current, **kw):
-        summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=kw.get("at_gate", False),
-                                current=current, stopped=kw.get("stopped"))
+    def links(current, at_gate=False, stopped=None):
+        summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=at_gate, current=current,
+                                stopped=stopped)
         return summary["released"], [(link["title"], link["path"]) for link in summary["links"]]
 
     agreement = ("Agreement report", "stages/agreement-eng_Latn/output/agreement.md")
@@ -1379,8 +1379,7 @@ def test_the_external_inputs_are_the_recipe_the_dataset_folders_and_what_no_stag
 
 def test_a_release_makes_missing_parents_names_itself_in_its_lock_and_stops_at_a_failing_gate_unless_allowed(
         tmp_path):
-    from builder.release.pipeline import run_release
-    from builder.release.stages import within
+    from builder.release.pipeline import StageStopped, run_release
     from schemas.runtime.outputs import lock_beside
 
     recipe = SimpleNamespace(name="demo", pretty_name=None, citation=None, pivot="eng_Latn", file=None, variants=[])
@@ -1422,8 +1421,6 @@ def test_a_release_makes_missing_parents_names_itself_in_its_lock_and_stops_at_a
     assert (allowed.stopped_at_gate, len(exported)) == (False, 1)
     assert json.loads((gated.root / "release.json").read_text(encoding="utf-8"))["gate"]["allowed_failing"] is True
     # the export going wrong after an allowed failing gate: release.json still says the gate was let through
-    from builder.release.pipeline import StageStopped
-
     def broken(out):
         raise OSError("disk full")
 
@@ -1433,6 +1430,11 @@ def test_a_release_makes_missing_parents_names_itself_in_its_lock_and_stops_at_a
         run_release(gated, allow_failing_gate=True, say=lambda line: None)
     summary = json.loads((gated.root / "release.json").read_text(encoding="utf-8"))
     assert (summary["stopped"]["stage"], summary["gate"]["allowed_failing"]) == ("export", True)
+
+
+def test_every_path_is_within_the_root_folder_and_a_folder_is_not_within_its_child():
+    from builder.release.stages import within
+
     assert within("/srv/rel", "/") and within("/", "/") and not within("/srv", "/srv/rel")
 
 
