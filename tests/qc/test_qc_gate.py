@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
+import shutil
 
 import pandas as pd
 import pytest
@@ -290,8 +292,6 @@ def test_a_worker_sent_a_variants_tables_checks_those(monkeypatch):
 
 def _documented_report() -> dict:
     """The first JSON block under docs/qc.md's "## Reports", read with the docs tests' own block parser."""
-    import json
-
     from docs.docs_blocks import fenced_blocks  # tests/docs (tests/ is on sys.path: tests/conftest.py)
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "qc.md").read_text(encoding="utf-8")
@@ -301,9 +301,6 @@ def _documented_report() -> dict:
 
 
 def test_qc_report_json_has_the_fields_the_docs_show_with_what_produced_it(tmp_path):
-    import json
-    import shutil
-
     doc = _documented_report()
     root = tmp_path / "release-1.0"
     shutil.copytree(QC_DATA / "pivot", root)
@@ -334,9 +331,6 @@ def test_qc_report_json_has_the_fields_the_docs_show_with_what_produced_it(tmp_p
 def test_the_gate_compares_each_question_with_its_answers_against_the_pivot(tmp_path):
     # the crafted pivot set: fra_Latn repeats the pivot's English almost everywhere (58 of its 59 units); an answer
     # translated makes that question differ from the pivot's, so the gate must read the pivot's answers too
-    import json
-    import shutil
-
     def untranslated(root):
         report = run_gate(load_dataset_dir(root), load_config(), jobs=1)
         [got] = [r for r in report.results if r.variant == "fra_Latn" and r.check == "untranslated"]
