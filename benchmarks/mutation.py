@@ -307,9 +307,14 @@ def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str]) -> 
     import os
 
     tree = tree.resolve()
+    if not tree.is_dir():
+        raise SystemExit(f"error: {tree}: no such folder (give a git archive of the commit)")
     if (tree / ".git").exists():
         raise SystemExit(f"error: {tree} is a git checkout; fast replaces its sources with mutated ones, so give it "
                          "a copy (git archive HEAD | tar -x -C DIR)")
+    missing = [name for name in files if not (tree / name).is_file()]
+    if missing:
+        raise SystemExit(f"error: {tree / missing[0]}: module not found in the tree")
     os.chdir(tree)
     import mutmut.__main__ as mutmut_main
     import pytest

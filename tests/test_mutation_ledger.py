@@ -211,3 +211,8 @@ def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_chec
     (tmp_path / ".git").mkdir()
     refused = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
     assert refused.returncode == 1 and "is a git checkout" in refused.stderr
+    for tree, module, said in ((tmp_path / "none", "pkg/m.py", "no such folder"),
+                               (tmp_path / "pkg", "nope.py", "module not found in the tree")):
+        bad = subprocess.run([*cmd[:4], str(tree), module, "--", "tests/test_m.py"], capture_output=True, text=True,
+                             env=env, timeout=60)
+        assert (bad.returncode, bad.stderr.count("\n"), said in bad.stderr) == (1, 1, True), bad.stderr
