@@ -39,12 +39,13 @@ where the function's hash is unchanged (a function edited since is checked again
 where the ledger left it.
 
 ``fast`` finds the likely survivors of one module in minutes instead of hours, before the whole run
-reaches it: in ``--tree`` (a ``git archive`` of the commit, never a checkout: the mutated module replaces
-its source there), mutmut generates the mutants of each FILE, and one pytest process runs the given tests
-(``-x``) once per mutant whose name matches ``--pattern``, selecting it as mutmut does (by
+reaches it: in ``--tree`` (a ``git archive`` of the commit, never a checkout: the mutated module
+replaces its source there), mutmut generates the mutants of each FILE, and one pytest process runs the
+given tests (``-x``) once per mutant whose name matches ``--pattern``, selecting it as mutmut does (by
 ``MUTANT_UNDER_TEST``, which the generated code reads at each call). It prints the mutants no given test
-kills. Only the tests given run, so a survivor here may be killed by another test in the whole run; a
-mutant killed here is killed there too, by a test this fast.
+kills as it finds them, and its progress every 50 mutants on stderr. Only the tests given run, so a
+survivor here may be killed by another test in the whole run; a mutant killed here is killed there too,
+by a test this fast.
 
 ``run`` is ``mutmut run`` with two work-arounds applied in its own process (mutmut 3.8.1): its fork
 runner reaped a child it had not forked (a process a test started that ended later) and stopped with
@@ -336,9 +337,13 @@ def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str]) -> 
 
     if not passes(""):
         raise SystemExit("error: the tests fail with no mutant; run them in the tree to see why")
-    survivors = [m for m in names if passes(m)]
-    for m in survivors:
-        print(m)
+    survivors = []
+    for done, m in enumerate(names, 1):  # a survivor is printed when found: a pass over a module takes an hour
+        if passes(m):
+            survivors.append(m)
+            print(m, flush=True)
+        if done % 50 == 0:
+            print(f"{done} of {len(names)} mutants run, {len(survivors)} survived", file=sys.stderr, flush=True)
     print(f"{len(survivors)} of {len(names)} mutants survived the tests given")
     return 0
 
