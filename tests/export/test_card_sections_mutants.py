@@ -10,8 +10,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from data_cards.card import (CardContext, SplitTerms, _citation, _description, _fence, _languages, _licenses,
-                             _members, _references_cited, _source_references, _usage, front_matter, license_slug,
-                             render_card)
+                             _members, _references_cited, _source_references, _structure, _usage, front_matter,
+                             license_slug, render_card, tags)
 from data_cards.citations import Reference, cite
 from data_cards.sections import (_counts_block, _flatten, _records_table, _skipped, _status, agreement_section,
                                  filters_section, leftover_lines, qc_section, romanization_section,
@@ -369,3 +369,25 @@ def test_the_license_section_names_conflicts_and_the_recipes_override_under_thei
     plain = section(combine([("c", "CC-BY-4.0", 5)]))
     assert "| `hin_Deva/test` | CC-BY-4.0 | yes | no | c (CC-BY-4.0, 5) |" in plain  # commercial, not share-alike
     assert not any(line.startswith("###") for line in plain)
+
+
+def test_the_rows_table_leaves_a_split_a_variant_lacks_empty_and_out_of_the_total():
+    table = _structure(_context({"a": {"train": 700, "test": 304}, "b": {"test": 5}},
+                                combine([("sib200", "CC-BY-SA-4.0", 4)])))
+    assert table.splitlines()[-5:] == [
+        "| config | train | test | total |", "| --- | --- | --- | --- |",
+        "| `a` | 700 | 304 | 1,004 |", "| `b` |  | 5 | 5 |", "| **all** | 700 | 309 | 1,009 |"]
+
+
+def test_only_a_variant_described_as_romanized_tags_the_card_romanization():
+    def tagged(info):
+        return "romanization" in tags(_context({"a": {"test": 1}}, combine([("s", "MIT", 1)]), variant_info=info))
+
+    assert not tagged({"a": {"method": "translation"}})
+    assert tagged({"a": "not a description", "b": {"method": "romanization"}})
+
+
+def test_an_agreement_with_no_exported_rows_says_only_what_it_was_measured_on():
+    card = render_card(_context({}, combine([("s", "MIT", 1)]),
+                                agreement={"n_items": 12, "n_annotators": 3, "fleiss_kappa": 0.5}))
+    assert "Measured on 12 items, 3 annotators." in card.splitlines()
