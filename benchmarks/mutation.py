@@ -304,6 +304,7 @@ def run_mutmut(args: list[str]) -> int:
 def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str]) -> int:
     """The mutants of ``files`` matching ``pattern`` that ``pytest_args`` do not kill, in one process (``fast``)."""
     import contextlib
+    import importlib.util
     import io
     import os
 
@@ -328,7 +329,9 @@ def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str]) -> 
         meta = json.loads((Path("mutants") / (name + ".meta")).read_text("utf-8"))
         names += [m for m in meta["exit_code_by_key"] if fnmatch(m, pattern)]
     sys.path.insert(0, str(tree))
-    args = ["-x", "-q", "-p", "no:cacheprovider", "--tb=no", *pytest_args]
+    # in this process: the project's addopts spread tests over xdist workers, which would start afresh per mutant
+    xdist = ["-n", "0"] if importlib.util.find_spec("xdist") else []
+    args = ["-x", "-q", "-p", "no:cacheprovider", "--tb=no", *xdist, *pytest_args]
 
     def passes(mutant: str) -> bool:
         os.environ["MUTANT_UNDER_TEST"] = mutant

@@ -193,11 +193,15 @@ def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_chec
     pytest.importorskip("mutmut")
     (tmp_path / "pkg").mkdir()
     (tmp_path / "tests").mkdir()
-    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["pkg"]\n', "utf-8")
+    # the project's own addopts spread tests over two xdist workers: the pass must still run them in its process
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["pkg"]\n\n[tool.pytest.ini_options]\n'
+                                             'addopts = "-n 2"\n', "utf-8")
     (tmp_path / "pkg" / "__init__.py").write_text("", "utf-8")
     (tmp_path / "pkg" / "m.py").write_text("def clip(x):\n    return max(0, x)\n", "utf-8")
     (tmp_path / "tests" / "test_m.py").write_text(
-        "from pkg.m import clip\n\n\ndef test_clip():\n    assert clip(5) == 5\n", "utf-8")
+        "import os\n\nfrom pkg.m import clip\n\n\ndef test_clip():\n"
+        "    with open(os.path.join(os.path.dirname(__file__), 'pids'), 'a') as fh:\n"
+        "        fh.write(f'{os.getpid()}\\n')\n    assert clip(5) == 5\n", "utf-8")
     cmd = [sys.executable, str(ROOT / "benchmarks" / "mutation.py"), "fast", "--tree", str(tmp_path), "pkg/m.py",
            "--", "tests/test_m.py"]
     env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
@@ -208,6 +212,8 @@ def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_chec
     shown = subprocess.run([sys.executable, "-m", "mutmut", "show", survivors[0]], cwd=tmp_path,
                            capture_output=True, text=True).stdout
     assert "max(1, x)" in shown  # a floor of 1 that clip(5) cannot see
+    pids = (tmp_path / "tests" / "pids").read_text("utf-8").split()
+    assert len(pids) > len(survivors) and len(set(pids)) == 1  # every mutant's tests in one process
     (tmp_path / ".git").mkdir()
     refused = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
     assert refused.returncode == 1 and "is a git checkout" in refused.stderr
