@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -141,6 +142,8 @@ def test_every_arrow_value_type_has_its_schema_org_data_type():
     assert (rs["@id"], rs["name"]) == ("hin_Deva", "hin_Deva")
     assembled = _record_set("mc", Features({"split": Value("string"), "question": Value("string")}))
     assert [f["name"] for f in assembled["field"]] == ["split", "question"]  # its own split column
+    nested = _record_set("mc", Features({"provenance": {"corpus": Value("string")}, "question": Value("string")}))
+    assert [f["name"] for f in nested["field"]] == ["split", "question"]  # a struct is passed over, not the end
 
 
 def test_the_label_record_set_keys_each_name_by_its_index(exports):
@@ -181,3 +184,31 @@ def test_splits_of_the_same_terms_share_one_license_entry_and_combined_terms_lin
          "description": "Applies to the splits eng/dev."},
         {"@type": "sc:CreativeWork", "name": "unknown", "description": "Applies to the splits fra/dev."},
     ]
+
+
+def test_the_croissant_file_is_the_golden_one_but_for_the_parquet_bytes(exports, golden):
+    """Every name, id and description a reader of ``croissant.json`` sees; the Parquet files' sizes and digests
+    (which change with the pyarrow that wrote them) are checked against the files above, not here."""
+    text = (exports["sib"] / "croissant.json").read_text(encoding="utf-8")
+    text = re.sub(r'"sha256": "[0-9a-f]{64}"', '"sha256": "<sha256 of the file>"', text)
+    golden("export/sib_small/croissant.json", re.sub(r'"contentSize": "\d+ B"', '"contentSize": "<bytes> B"', text))
+
+
+def test_the_croissant_text_keeps_non_ascii_as_written_and_labels_only_a_class_label_column():
+    from datasets import ClassLabel, Features, Value
+
+    from builder.export.croissant import croissant
+    from schemas.license_terms import combine
+
+    def doc(features, labels):
+        text = croissant(name="d", pretty_name="Sätze", description="Téléchargé.", files={"a/t.parquet": {
+            "bytes": 1, "sha256": "0" * 64}}, split_files={"a": {"test": "a/t.parquet"}}, features={"a": features},
+            splits=[("a", "test", combine([("s", "MIT", 1)]))], cite_as=None, url=None, labels=labels)
+        return text, json.loads(text)
+
+    text, plain = doc(Features({"text": Value("string")}), ["x", "y"])
+    assert '\n  "alternateName": "Sätze",\n  "description": "Téléchargé.",\n' in text  # UTF-8, two spaces
+    assert plain["version"] == "1.0.0"  # no version given
+    assert [rs["@id"] for rs in plain["recordSet"]] == ["a"]  # labels, but no ClassLabel column to describe
+    _, labelled = doc(Features({"text": Value("string"), "category": ClassLabel(names=["x", "y"])}), ["x", "y"])
+    assert [rs["@id"] for rs in labelled["recordSet"]] == ["labels", "a"]
