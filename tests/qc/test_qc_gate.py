@@ -344,3 +344,67 @@ def test_the_gate_compares_each_question_with_its_answers_against_the_pivot(tmp_
     rows[0]["answer1"] += " (traduit)"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     assert untranslated(root) == (57, 59)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_on_ray_each_task_carries_its_variants_tables_and_the_shared_dataset_none(monkeypatch, lazy):
+    """The Ray path of ``run_gate`` without a cluster: ``fan_out`` replaced by one that sends what Ray would
+    (the shared part and each prepared task through pickle) and runs the worker's function on it."""
+    import pickle
+
+    import qc.gate as gate
+
+    seen, calls = {}, {}
+
+    def ray_like(fn, tasks, *, shared, jobs, backend, address, progress, labels, prepare):
+        calls.update(jobs=jobs, backend=backend, address=address, labels=labels, progress=progress)
+        sent = pickle.loads(pickle.dumps(shared))
+        calls["shared"] = sent[0]
+        return [fn(sent, pickle.loads(pickle.dumps(prepare(task)))) for task in tasks]
+
+    monkeypatch.setattr(gate, "fan_out", ray_like)
+    monkeypatch.setattr(gate, "run_variant", lambda data, config: seen.setdefault(data.variant, data) and [])
+    root = DATA / "sib200" / "annotated"
+    ds = load_dataset_dir(root, variants=["hin_Deva", "mar_Deva"], lazy=lazy)
+    run_gate(ds, merge_config(default_config(), {"pivot": "hin_Deva"}), jobs=2, backend="ray", address="auto",
+             progress=print)
+    assert calls == {"jobs": 2, "backend": "ray", "address": "auto", "labels": ["hin_Deva", "mar_Deva"],
+                     "progress": print, "shared": calls["shared"]}
+    assert (calls["shared"].root, calls["shared"].kind, calls["shared"].tables) == (ds.root, "topic", {})
+    for variant in ("hin_Deva", "mar_Deva"):
+        expected = load_dataset_dir(root, variants=[variant]).tables[variant]
+        assert sorted(seen[variant].tables) == sorted(expected) and seen[variant].kind == "topic"
+        assert all(seen[variant].tables[s].equals(expected[s]) for s in expected)
+    if lazy:  # the driver reads a variant for its task and lets it go (205 variants need not fit at once)
+        assert "mar_Deva" not in ds.tables._loaded
+
+
+def test_contamination_hashes_go_to_the_variant_of_the_same_name_else_to_a_lone_one(monkeypatch):
+    """``--against`` with the variant's own name checks against that; a one-variant test set is checked
+    against by every variant (the usual English-only test set); several, none of the name: nothing to match."""
+    import qc.gate as gate
+
+    seen = {}
+    monkeypatch.setattr(gate, "run_variant", lambda data, config: seen.update({data.variant: data.against}) or [])
+    ds = load_dataset_dir(QC_DATA / "pivot")
+    for hashes, expected in (({"eng_Latn": 1, "x_Latn": 2}, {"eng_Latn": {"eng_Latn": 1}, "fra_Latn": {}}),
+                             ({"x_Latn": 2}, {"eng_Latn": {"x_Latn": 2}, "fra_Latn": {"x_Latn": 2}})):
+        monkeypatch.setattr(gate, "_against_hashes", lambda against, n, hashes=hashes: hashes)
+        seen.clear()
+        run_gate(ds, load_config(), against=ds, jobs=1)
+        assert {v: seen[v] for v in expected} == expected
+    seen.clear()
+    run_gate(ds, load_config(), jobs=1)  # no --against: None, not an empty match
+    assert set(seen.values()) == {None}
+
+
+def test_no_pivot_comparison_when_the_pivot_is_not_among_the_variants(monkeypatch):
+    import qc.gate as gate
+    from qc.result import CheckResult
+
+    monkeypatch.setattr(gate, "run_variant", lambda data, config: [CheckResult(
+        data.variant, "length_bias:longest", True, p_value=0.5, effect=0.3, fails_as="longest_correct")])
+    monkeypatch.setattr(gate, "decide", lambda results, config, pivot: {})  # the verdicts do not matter here
+    ds = load_dataset_dir(QC_DATA / "pivot")
+    assert run_gate(ds, merge_config(default_config(), {"pivot": "eng_Latn"}), jobs=1).pivot_comparison
+    assert run_gate(ds, merge_config(default_config(), {"pivot": "deu_Latn"}), jobs=1).pivot_comparison == []
