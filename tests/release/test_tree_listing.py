@@ -54,3 +54,26 @@ def test_paths_are_made_absolute_against_the_working_folder_of_the_moment(tmp_pa
     monkeypatch.chdir(tmp_path / "two")  # the remembered normpath must not answer for the old folder
     assert stages._abspath("x/../y") == str(tmp_path / "two" / "y")
     assert stages.within("y", tmp_path / "two") and not stages.within("y", tmp_path / "one")
+
+
+def test_a_folder_that_cannot_be_read_lists_nothing_and_the_others_are_still_listed(tmp_path, monkeypatch):
+    for name in ("a", "b", "c", "d"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "f").write_text("x")
+    scandir = os.scandir
+
+    class Listing(list):  # a folder's entries in reverse name order, so "b" is taken before "c" and "d"
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    def refusing(path):  # as os.scandir on a folder without read permission (root reads any, so it is faked)
+        if os.path.basename(path) == "b":
+            raise PermissionError(13, "Permission denied", path)
+        with scandir(path) as listing:
+            return Listing(sorted(listing, key=lambda entry: entry.name, reverse=True))
+
+    monkeypatch.setattr(stages.os, "scandir", refusing)
+    assert [rel for rel, _ in stages._visible_files(tmp_path)] == ["a/f", "c/f", "d/f"]
