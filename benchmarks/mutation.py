@@ -12,9 +12,9 @@ Run it in the folder that holds ``mutants/`` once mutmut has printed "Running cl
     python benchmarks/mutation.py verdicts
     python benchmarks/mutation.py recheck [PATTERN]
     python benchmarks/mutation.py save [--ledger FILE]
-    python benchmarks/mutation.py restore [--ledger FILE]
+    python benchmarks/mutation.py restore [--ledger FILE] [--add FILE] [--rerun-survivors PATTERN]
     python benchmarks/mutation.py run [--max-children 2] [MUTANT ...]
-    python benchmarks/mutation.py fast --tree DIR [--pattern PAT] FILE ... -- PYTEST_ARGS
+    python benchmarks/mutation.py fast --tree DIR [--pattern PAT] [--record FILE] FILE ... -- PYTEST_ARGS
 
 ``cost --exclude`` drops the tests whose node id matches, as a ``-k`` expression in ``[tool.mutmut]``
 would, and reports how many mutants would be left with no test.
@@ -38,14 +38,19 @@ folder that holds no mutated copy yet. mutmut then generates the mutants again a
 where the function's hash is unchanged (a function edited since is checked again), so the run goes on
 where the ledger left it.
 
-``fast`` finds the likely survivors of one module in minutes instead of hours, before the whole run
-reaches it: in ``--tree`` (a ``git archive`` of the commit, never a checkout: the mutated module
-replaces its source there), mutmut generates the mutants of each FILE, and one pytest process runs the
-given tests (``-x``) once per mutant whose name matches ``--pattern``, selecting it as mutmut does (by
-``MUTANT_UNDER_TEST``, which the generated code reads at each call). It prints the mutants no given test
-kills as it finds them, and its progress every 50 mutants on stderr. Only the tests given run, so a
-survivor here may be killed by another test in the whole run; a mutant killed here is killed there too,
-by a test this fast.
+``fast`` checks one module's mutants in minutes instead of hours, before the whole run reaches it: in
+``--tree`` (a ``git archive`` of the commit, never a checkout: the mutated module replaces its source
+there), mutmut generates the mutants of each FILE; the given tests run once unmutated, which imports
+what they import, then once per mutant whose name matches ``--pattern`` (``-x``), each in a process
+forked from that one, selecting the mutant as mutmut does (by ``MUTANT_UNDER_TEST``, which the generated
+code reads at each call). As with mutmut's own runner, no state of one mutant reaches the next. It
+prints the mutants no given test kills as it finds them, and its progress every 50 mutants on stderr.
+Only the tests given run, so a survivor here may be killed by another test in the whole run; a kill here
+is a kill there too (mutmut stops at the first failing test as well). ``--record FILE`` lays the kills,
+with the hash of each mutated function, over a ledger of the same format, and ``restore --add FILE``
+lays that over the run's ledger: mutmut then keeps those kills where the function is unchanged and runs
+only the rest. A timeout (``--timeout``) or a pytest that stops without a verdict is reported on stderr
+and recorded as nothing.
 
 ``run`` is ``mutmut run`` with two work-arounds applied in its own process (mutmut 3.8.1): its fork
 runner reaped a child it had not forked (a process a test started that ended later) and stopped with
@@ -168,12 +173,23 @@ def save(root: Path, ledger: Path) -> int:
 
     The ledger is written whole or not at all (a ``.meta`` file being written stops it, see :func:`metas`).
     """
+    modules = dict(metas(root))
+    if not modules:
+        raise SystemExit(f"{root}: no mutmut .meta file; nothing to save")
+    decided = write_ledger(ledger, modules, f"from {root.resolve()}")
+    print(f"{decided:,} verdicts saved to {ledger}")
+    return 0
+
+
+def write_ledger(ledger: Path, modules: dict[str, dict], origin: str) -> int:
+    """``modules`` (module path -> mutmut's ``.meta`` content) as the text ledger, replacing ``ledger`` whole;
+    returns the number of decided verdicts written."""
     import os
     import subprocess
     from datetime import datetime, timezone
 
     lines, decided = [], 0
-    for module, meta in metas(root):
+    for module, meta in sorted(modules.items()):
         for function, digest in sorted(meta.get("hash_by_function_name", {}).items()):
             lines.append(f"#hash\t{module}\t{function}\t{digest}")
         durations = meta.get("durations_by_key", {})
@@ -181,20 +197,44 @@ def save(root: Path, ledger: Path) -> int:
             if code is not None:
                 lines.append(f"{module}\t{name}\t{code}\t{durations.get(name, 0.0):.3f}")
                 decided += 1
-    if not lines:
-        raise SystemExit(f"{root}: no mutmut .meta file; nothing to save")
     # the commit the run's tree is: a checkout's HEAD, or a `git archive`'s SNAPSHOT_COMMIT file
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     if not commit and Path("SNAPSHOT_COMMIT").is_file():
         commit = Path("SNAPSHOT_COMMIT").read_text("utf-8").strip()
     head = [f"# mutmut verdicts ({decided:,} decided), saved {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC "
-            f"from {root.resolve()} at {commit or 'an unknown commit'}",
-            "# columns: module, mutant, mutmut's exit code, seconds; '#hash' rows: module, function, mutmut's hash of it"]
+            f"{origin} at {commit or 'an unknown commit'}",
+            "# columns: module, mutant, mutmut's exit code, seconds; "
+            "'#hash' rows: module, function, mutmut's hash of it"]
     tmp = ledger.with_name(ledger.name + ".tmp")
     tmp.write_text("\n".join(head + lines) + "\n", "utf-8")
     os.replace(tmp, ledger)
-    print(f"{decided:,} verdicts saved to {ledger}")
-    return 0
+    return decided
+
+
+def laid_over(base: dict[str, dict], top: dict[str, dict]) -> dict[str, dict]:
+    """Ledger ``top``'s verdicts laid over ``base``'s (both as :func:`read_ledger` gives them), in place of
+    ``base``.
+
+    A function whose hash differs between the two was edited between them: ``base``'s verdicts of it are
+    dropped and ``top``'s hash kept (``top`` is the later ledger). A mutant in both takes ``top``'s verdict:
+    a fast pass's kill of a mutant ``base`` holds as a survivor is a test, written since, that kills it.
+    """
+    for module, meta in top.items():
+        under = base.setdefault(module, {key: {} for key in meta})
+        for function, digest in meta["hash_by_function_name"].items():
+            if under["hash_by_function_name"].get(function, digest) != digest:
+                for name in [n for n in under["exit_code_by_key"] if _function_key(n) == function]:
+                    del under["exit_code_by_key"][name]
+                    under["durations_by_key"].pop(name, None)
+            under["hash_by_function_name"][function] = digest
+        under["exit_code_by_key"].update(meta["exit_code_by_key"])
+        under["durations_by_key"].update(meta["durations_by_key"])
+    return base
+
+
+def _function_key(mutant: str) -> str:
+    """The key of a mutant's function in a ``.meta`` file's hashes (``pkg.mod.x_f__mutmut_3`` -> ``x_f``)."""
+    return mutant.rpartition("__mutmut_")[0].rpartition(".")[2]
 
 
 def read_ledger(ledger: Path) -> dict[str, dict]:
@@ -226,15 +266,18 @@ def read_ledger(ledger: Path) -> dict[str, dict]:
     return modules
 
 
-def restore(root: Path, ledger: Path, rerun: tuple[str, ...] = ()) -> int:
+def restore(root: Path, ledger: Path, rerun: tuple[str, ...] = (), added: tuple[Path, ...] = ()) -> int:
     """The ledger's verdicts as ``.meta`` files in ``root``, before mutmut generates the mutants again.
 
     A survivor whose name matches one of the ``rerun`` patterns (fnmatch) is left out, so that mutmut runs
     it again: mutmut keeps a verdict while its function is unchanged, and cannot see a test written since.
+    Each ledger of ``added`` (a fast pass's kills, ``fast --record``) is laid over it first (:func:`laid_over`).
     """
     import fnmatch
 
     modules = read_ledger(ledger)
+    for extra in added:
+        modules = laid_over(modules, read_ledger(extra))
     again = 0
     for meta in modules.values():
         for name in [n for n, code in meta["exit_code_by_key"].items()
@@ -246,8 +289,7 @@ def restore(root: Path, ledger: Path, rerun: tuple[str, ...] = ()) -> int:
         raise SystemExit(f"{root}: already holds {present[0]} (and {len(present) - 1} more); restore into a "
                          "mutants/ folder mutmut has not generated yet")
     for module, meta in modules.items():
-        unknown = [n for n in meta["exit_code_by_key"] if n.rpartition("__mutmut_")[0].rpartition(".")[2]
-                   not in meta["hash_by_function_name"]]
+        unknown = [n for n in meta["exit_code_by_key"] if _function_key(n) not in meta["hash_by_function_name"]]
         if unknown:
             raise SystemExit(f"{ledger}: {unknown[0]} has no '#hash' row for its function in {module}")
     for module, meta in modules.items():
@@ -301,12 +343,16 @@ def run_mutmut(args: list[str]) -> int:
     return mutmut_main.cli(["run", *args], standalone_mode=True)
 
 
-def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str]) -> int:
-    """The mutants of ``files`` matching ``pattern`` that ``pytest_args`` do not kill, in one process (``fast``)."""
+def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str], record: Path | None = None,
+         timeout: float = 300.0) -> int:
+    """The mutants of ``files`` matching ``pattern`` that ``pytest_args`` do not kill, each in a process forked
+    from one that has run the tests once (``fast``); with ``record``, the kills laid over that ledger."""
     import contextlib
     import importlib.util
     import io
     import os
+    import signal
+    import time
 
     tree = tree.resolve()
     if not tree.is_dir():
@@ -317,37 +363,75 @@ def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str]) -> 
     missing = [name for name in files if not (tree / name).is_file()]
     if missing:
         raise SystemExit(f"error: {tree / missing[0]}: module not found in the tree")
+    record = record.resolve() if record else None
     os.chdir(tree)
     import mutmut.__main__ as mutmut_main
     import pytest
 
-    names = []
+    names, hashes = [], {}
     for name in files:
         if not (Path("mutants") / name).is_file():  # generated once; the source is the mutated copy after
             mutmut_main.create_file_mutants(Path(name))
             (tree / name).write_bytes((Path("mutants") / name).read_bytes())
         meta = json.loads((Path("mutants") / (name + ".meta")).read_text("utf-8"))
-        names += [m for m in meta["exit_code_by_key"] if fnmatch(m, pattern)]
+        hashes[name] = meta["hash_by_function_name"]
+        names += [(name, m) for m in meta["exit_code_by_key"] if fnmatch(m, pattern)]
     sys.path.insert(0, str(tree))
     # in this process: the project's addopts spread tests over xdist workers, which would start afresh per mutant
     xdist = ["-n", "0"] if importlib.util.find_spec("xdist") else []
     args = ["-x", "-q", "-p", "no:cacheprovider", "--tb=no", *xdist, *pytest_args]
 
-    def passes(mutant: str) -> bool:
-        os.environ["MUTANT_UNDER_TEST"] = mutant
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            return pytest.main(args) == 0
+    def exit_code(mutant: str) -> int | None:
+        """pytest's exit code under ``mutant``, in a forked process (no state of one mutant reaches the next,
+        as with mutmut's own runner); None past ``timeout`` seconds."""
+        pid = os.fork()
+        if pid == 0:
+            code = 3
+            try:
+                os.environ["MUTANT_UNDER_TEST"] = mutant
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    code = int(pytest.main(args))
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + timeout
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            time.sleep(0.02)
 
-    if not passes(""):
+    os.environ["MUTANT_UNDER_TEST"] = ""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        clean = pytest.main(args)  # here: the modules the tests import are imported once, for every fork
+    if clean != 0:
         raise SystemExit("error: the tests fail with no mutant; run them in the tree to see why")
-    survivors = []
-    for done, m in enumerate(names, 1):  # a survivor is printed when found: a pass over a module takes an hour
-        if passes(m):
+    survivors, killed, other = [], {}, []
+    for done, (module, m) in enumerate(names, 1):  # a survivor is printed when found: a pass can take an hour
+        started = time.monotonic()
+        code = exit_code(m)
+        if code == 0:
             survivors.append(m)
             print(m, flush=True)
+        elif code == 1:
+            killed.setdefault(module, {})[m] = time.monotonic() - started
+        else:  # a timeout, or pytest stopped (no test collected, an internal error): not a verdict
+            other.append(m)
+            print(f"{m}\t{'timeout' if code is None else f'pytest exit {code}'}", file=sys.stderr, flush=True)
         if done % 50 == 0:
             print(f"{done} of {len(names)} mutants run, {len(survivors)} survived", file=sys.stderr, flush=True)
-    print(f"{len(survivors)} of {len(names)} mutants survived the tests given")
+    print(f"{len(survivors)} of {len(names)} mutants survived the tests given"
+          + (f"; {len(other)} gave no verdict" if other else ""))
+    if record:
+        top = {module: {"exit_code_by_key": dict.fromkeys(ms, 1), "durations_by_key": ms,
+                        "hash_by_function_name": hashes[module], "type_check_error_by_key": {},
+                        "estimated_durations_by_key": {}} for module, ms in killed.items()}
+        modules = laid_over(read_ledger(record) if record.exists() else {}, top)
+        write_ledger(record, modules, f"by benchmarks/mutation.py fast ({' '.join(pytest_args)})")
+        print(f"{sum(map(len, killed.values())):,} kills laid over {record}")
     return 0
 
 
@@ -366,12 +450,18 @@ def main(argv=None) -> int:
         sub.add_parser(name, help=text).add_argument("--ledger", type=Path, default=LEDGER,
                                                      help=f"the ledger (default: {LEDGER})")
     sub.choices["restore"].add_argument(
+        "--add", metavar="LEDGER", type=Path, action="append", default=[],
+        help="a ledger laid over the first, later verdicts winning (a fast pass's kills; repeatable)")
+    sub.choices["restore"].add_argument(
         "--rerun-survivors", metavar="PATTERN", action="append", default=[],
         help="leave out the survivors whose name matches this fnmatch pattern, to run them again against tests "
              "written since (repeatable; '*' for every survivor)")
     quick = sub.add_parser("fast", help="one module's mutants against the tests given, in one process")
     quick.add_argument("--tree", type=Path, required=True, help="a git archive of the commit (changed in place)")
     quick.add_argument("--pattern", default="*", help="fnmatch pattern over mutant names (default: all)")
+    quick.add_argument("--record", type=Path, default=None,
+                       help="lay the kills over this ledger (created if missing), for restore --add")
+    quick.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant (default: 300)")
     quick.add_argument("files", nargs="+", help="the modules to mutate, relative to the tree")
     go = sub.add_parser("run", help="mutmut run, with the work-arounds")
     go.add_argument("mutmut_args", nargs=argparse.REMAINDER, help="passed to mutmut run (e.g. --max-children 2)")
@@ -384,11 +474,11 @@ def main(argv=None) -> int:
     if args.command == "fast":
         if rest or not tail:
             ap.error("fast: give the tests after --, as pytest takes them")
-        return fast(args.tree, args.files, args.pattern, tail)
+        return fast(args.tree, args.files, args.pattern, tail, args.record, args.timeout)
     if rest:
         ap.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "restore":
-        return restore(args.mutants, args.ledger, tuple(args.rerun_survivors))
+        return restore(args.mutants, args.ledger, tuple(args.rerun_survivors), tuple(args.add))
     if args.command == "save":
         return save(args.mutants, args.ledger)
     if not (args.mutants / "mutmut-stats.json").is_file():

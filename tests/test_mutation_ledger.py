@@ -79,6 +79,28 @@ def test_a_saved_run_is_restored_with_every_decided_verdict_hash_and_duration(tm
             assert restored[module][column] == row[column], (module, column)
 
 
+def test_a_later_ledger_laid_over_wins_and_drops_the_verdicts_of_a_function_edited_since(tmp_path):
+    write_metas(tmp_path / "old", META)
+    ledger, fast = tmp_path / "run.tsv", tmp_path / "fast.tsv"
+    mutation.save(tmp_path / "old", ledger)
+    mutation.write_ledger(fast, {
+        "builder/release/plan.py": {  # x_plan as the run saw it (a survivor killed since); Plan.keys edited
+            "exit_code_by_key": {"builder.release.plan.x_plan__mutmut_2": 1,
+                                 "builder.release.plan.xǁPlanǁkeys__mutmut_4": 1},
+            "hash_by_function_name": {"x_plan": "aa11", "xǁPlanǁkeys": "ee55"},
+            "durations_by_key": {"builder.release.plan.x_plan__mutmut_2": 0.5,
+                                 "builder.release.plan.xǁPlanǁkeys__mutmut_4": 0.25}}}, "by a test")
+    mutation.restore(tmp_path / "new", ledger, added=(fast,))
+    back = json.loads((tmp_path / "new" / "builder/release/plan.py.meta").read_text("utf-8"))
+    assert back["exit_code_by_key"] == {"builder.release.plan.x_plan__mutmut_1": 1,
+                                        "builder.release.plan.x_plan__mutmut_2": 1,
+                                        "builder.release.plan.xǁPlanǁkeys__mutmut_4": 1}
+    assert back["hash_by_function_name"] == {"x_plan": "aa11", "xǁPlanǁkeys": "ee55"}
+    assert back["durations_by_key"]["builder.release.plan.x_plan__mutmut_2"] == 0.5
+    codes = json.loads((tmp_path / "new" / "schemas/codes.py.meta").read_text("utf-8"))  # not in the fast ledger
+    assert codes["exit_code_by_key"] == {"schemas.codes.x_nearest_codes__mutmut_7": -24}
+
+
 def test_a_restore_into_a_generated_mutants_folder_is_refused(tmp_path):
     write_metas(tmp_path / "old", META)
     ledger = tmp_path / "run.tsv"
@@ -201,7 +223,7 @@ def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_chec
     (tmp_path / "tests" / "test_m.py").write_text(
         "import os\n\nfrom pkg.m import clip\n\n\ndef test_clip():\n"
         "    with open(os.path.join(os.path.dirname(__file__), 'pids'), 'a') as fh:\n"
-        "        fh.write(f'{os.getpid()}\\n')\n    assert clip(5) == 5\n", "utf-8")
+        "        fh.write(f'{os.getpid()} {os.getppid()}\\n')\n    assert clip(5) == 5\n", "utf-8")
     cmd = [sys.executable, str(ROOT / "benchmarks" / "mutation.py"), "fast", "--tree", str(tmp_path), "pkg/m.py",
            "--", "tests/test_m.py"]
     env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
@@ -212,8 +234,16 @@ def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_chec
     shown = subprocess.run([sys.executable, "-m", "mutmut", "show", survivors[0]], cwd=tmp_path,
                            capture_output=True, text=True).stdout
     assert "max(1, x)" in shown  # a floor of 1 that clip(5) cannot see
-    pids = (tmp_path / "tests" / "pids").read_text("utf-8").split()
-    assert len(pids) > len(survivors) and len(set(pids)) == 1  # every mutant's tests in one process
+    # the clean run in the pass's own process, every mutant's in a process it forked (not in xdist workers)
+    (first, _), *forked = [line.split() for line in (tmp_path / "tests" / "pids").read_text("utf-8").splitlines()]
+    assert forked and {parent for _, parent in forked} == {first} and first not in {pid for pid, _ in forked}
+    # --record: the kills (and the module's hashes) laid over a ledger that restore --add reads; no survivor
+    recorded = subprocess.run([*cmd[:5], "--record", str(tmp_path / "fast.tsv"), *cmd[5:]], capture_output=True,
+                              text=True, env=env, timeout=300)
+    assert recorded.returncode == 0, recorded.stderr
+    (meta,) = mutation.read_ledger(tmp_path / "fast.tsv").values()
+    assert meta["hash_by_function_name"].keys() == {"x_clip"} and set(meta["exit_code_by_key"].values()) == {1}
+    assert not set(meta["exit_code_by_key"]) & set(survivors) and len(meta["exit_code_by_key"]) >= 2
     (tmp_path / ".git").mkdir()
     refused = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
     assert refused.returncode == 1 and "is a git checkout" in refused.stderr
