@@ -1,0 +1,102 @@
+"""The report's cells and notes in the cases the summary fixture does not reach (issue 27's fast pass over
+``builder/release/report.py``): one license for the whole release, no variant, no baseline scored, a long
+table, a count's sort key, a verdict the page has no colour for, and which baselines get a chart."""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+from builder.release.report import _charted, _count_cell, _gate_cell, render_report
+
+FIXTURE = Path(__file__).parents[1] / "data" / "release" / "summary.json"
+
+
+def _summary() -> dict:
+    return json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+def _section(page: str, name: str) -> str:
+    return re.search(rf'<section id="{name}".*?</section>', page, flags=re.S).group(0)
+
+
+def _headings(section: str) -> list[str]:
+    return re.findall(r'<th scope="col"[^>]*><button type="button">([^<]*)<', section)
+
+
+def test_a_release_under_one_license_says_it_once_above_the_table(tmp_path):
+    s = _summary()
+    s["variants"] = [v for v in s["variants"] if all(lic["license"] == "CC-BY-SA-4.0" for lic in v["licenses"])]
+    section = _section(render_report(s, base=tmp_path), "variants")
+    assert "Licenses" not in _headings(section)
+    assert (f"Every split of every variant is under CC-BY-SA-4.0, commercial use: yes.</p>") in section
+    assert section.count("<p>") == 1 and f"<p>{len(s['variants'])} variants (" in section  # one note, whole
+    for lic in (lic for v in s["variants"] for lic in v["licenses"]):
+        lic["commercial"] = "ask the authors"  # a value the page has no word for: shown as given
+    assert "commercial use: ask the authors." in _section(render_report(s, base=tmp_path), "variants")
+    s["variants"] = s["variants"][:1]  # one variant of one split
+    s["variants"][0]["licenses"] = [dict(s["variants"][0]["licenses"][0], commercial=False)]
+    assert "Every split of every variant is under CC-BY-SA-4.0, commercial use: no.</p>" in render_report(
+        s, base=tmp_path)
+
+
+def test_two_licenses_get_a_column_of_their_own_and_no_note(tmp_path):
+    section = _section(render_report(_summary(), base=tmp_path), "variants")
+    assert "Licenses" in _headings(section) and "Every split of every variant" not in section
+    s = _summary()  # two licenses that both allow commercial use
+    s["variants"] = [v for v in s["variants"] if all(lic["license"] == "CC-BY-SA-4.0" for lic in v["licenses"])]
+    s["variants"][0]["licenses"][0]["license"] = "CC-BY-4.0"
+    assert "Licenses" in _headings(_section(render_report(s, base=tmp_path), "variants"))
+    s = _summary()  # one license, but a variant that states none: the column stays
+    s["variants"] = [v for v in s["variants"] if all(lic["license"] == "CC-BY-SA-4.0" for lic in v["licenses"])]
+    s["variants"][0]["licenses"] = []
+    assert "Licenses" in _headings(_section(render_report(s, base=tmp_path), "variants"))
+
+
+def test_no_variant_and_no_baseline_each_say_so(tmp_path):
+    s = _summary()
+    s["variants"] = []
+    page = render_report(s, base=tmp_path)
+    assert '<h2 id="variants-h">Variants</h2><p class="missing">This release has no variants.</p></section>' in page
+    s = _summary()
+    for v in s["variants"]:
+        v["baselines"] = []
+    assert '<p class="missing">No baseline was scored.</p>' in render_report(s, base=tmp_path)
+    s["not_run"] = {"baselines": "the recipe sets baselines: [] <none>"}
+    assert ('<p class="missing">No baseline was scored: the recipe sets baselines: [] &lt;none&gt;</p>'
+            in render_report(s, base=tmp_path))
+
+
+def test_a_table_of_more_than_twelve_variants_scrolls_in_its_own_box(tmp_path):
+    def box(n):
+        s = _summary()
+        s["variants"] = [dict(copy.deepcopy(s["variants"][i % 7]), variant=f"v{i:02d}_Latn") for i in range(n)]
+        return re.search(r'<div class="(scroll[^"]*)"', _section(render_report(s, base=tmp_path), "variants")).group(1)
+
+    assert (box(12), box(13)) == ("scroll", "scroll tall")
+
+
+def test_a_count_has_a_sort_key_only_where_its_text_is_not_the_number():
+    assert _count_cell(None) == ("\u2013", "")  # missing: sorted last
+    assert _count_cell(204) == ("204", None)
+    assert _count_cell(1204) == ("1,204", "1204")
+
+
+def test_a_verdict_without_a_colour_is_shown_plainly_with_its_failing_checks():
+    assert _gate_cell({"verdict": "not run", "failing": []}) == ('<span class="tag ">NOT RUN</span>', "not run")
+    html, _ = _gate_cell({"verdict": "fail", "failing": ["leakage", "<x>"]})
+    assert html == '<span class="tag bad">FAIL</span><ul class="checks"><li>leakage</li><li>&lt;x&gt;</li></ul>'
+
+
+def test_a_baseline_is_charted_unless_it_ignores_the_text_or_scores_every_variant_alike():
+    def variants(**scores):
+        return [{"baselines": [{"baseline": b, "accuracy": s[i]} for b, s in scores.items() if i < len(s)]}
+                for i in range(max(map(len, scores.values())))]
+
+    assert _charted(variants(mlp=[0.5, 0.6, 0.7], Majority=[0.2, 0.3, 0.4])) == (["mlp"], ["Majority"])
+    assert _charted(variants(a=[0.25, 0.25, 0.25])) == ([], ["a"])  # three or more, all alike: chance
+    assert _charted(variants(a=[0.25, 0.25 + 1e-12, 0.25])) == ([], ["a"])
+    assert _charted(variants(a=[0.25, 0.25])) == (["a"], [])  # two alike may be two good variants
+    assert _charted(variants(a=[0.25, 0.25, 0.25 + 1e-6])) == (["a"], [])
+    assert _charted(variants(a=[0.0, 0.0, 0.0])) == ([], ["a"])
