@@ -402,12 +402,12 @@ def _drops_section(summary: dict) -> str:
     side = [d for d in drops if not d.get("in_dataset", True)]
     total = sum(int(d["count"]) for d in mine)
     note = f"{total:,} records dropped from the dataset, by source and reason."
-    for part in dict.fromkeys(str(d.get("part") or "a side sample") for d in side):
-        mine_part = [d for d in side if str(d.get("part") or "a side sample") == part]
+    for part in dict.fromkeys(str(d.get("part") or "") for d in side):
+        mine_part = [d for d in side if str(d.get("part") or "") == part]
         n = sum(int(d["count"]) for d in mine_part)
         why = ", ".join(f"{d['source']}: {d['reason']}" for d in mine_part)
-        note += (f" Not counted in that total: {n:,} item{'s' if n != 1 else ''} of the {part} ({why}), which "
-                 "the dataset is not made from.")
+        note += (f" Not counted in that total: {n:,} item{'s' if n != 1 else ''} of "
+                 f"{'the ' + part if part else 'a side sample'} ({why}), which the dataset is not made from.")
     out.append(f"<p>{_e(note)}</p>")
     out.append('<div class="charts">' + (charts.drops_chart(mine, limit=8) if mine else ""))
     # "Counted in" only when some drops are not the dataset's (a narrow table stays beside its chart)
