@@ -100,3 +100,39 @@ def test_a_baseline_is_charted_unless_it_ignores_the_text_or_scores_every_varian
     assert _charted(variants(a=[0.25, 0.25])) == (["a"], [])  # two alike may be two good variants
     assert _charted(variants(a=[0.25, 0.25, 0.25 + 1e-6])) == (["a"], [])
     assert _charted(variants(a=[0.0, 0.0, 0.0])) == ([], ["a"])
+
+
+def _drops(mine: int, side: list[dict]) -> list[dict]:
+    return ([{"stage": "curate", "source": f"s{i}", "reason": "too_long", "count": mine - i} for i in range(mine)]
+            + [dict(d, stage="adjudicate", in_dataset=False) for d in side])
+
+
+def test_drops_of_a_side_sample_are_named_apart_per_part_and_counted_in_their_own_column(tmp_path):
+    s = _summary()
+    s["drops"] = _drops(10, [{"source": "adjudication", "reason": "unresolved", "count": 1},
+                             {"source": "adjudication", "reason": "tie", "count": 2, "part": "agreement sample"},
+                             {"source": "curate", "reason": "dup", "count": 3, "part": "agreement sample"}])
+    section = _section(render_report(s, base=tmp_path), "drops")
+    assert ("<p>55 records dropped from the dataset, by source and reason. Not counted in that total: 1 item of a "
+            "side sample (adjudication: unresolved), which the dataset is not made from. Not counted in that total: "
+            "5 items of the agreement sample (adjudication: tie, curate: dup), which the dataset is not made "
+            "from.</p>") in section
+    assert _headings(section) == ["Source", "Reason", "Dropped", "Counted in"]
+    counted = re.findall(r"<td>([^<]*)</td></tr>", section)
+    assert counted == ["the dataset"] * 10 + ["a side sample", "agreement sample", "agreement sample"]
+    assert "\u2026 and 2 smaller rows (in the table)" in section  # the chart draws the 8 largest
+    assert re.search(r'<div class="scroll tall"', section)  # 13 rows
+
+
+def test_no_drop_a_dataset_without_drops_and_a_short_ledger(tmp_path):
+    s = _summary()
+    s["drops"] = []
+    assert ('<h2 id="drops-h">Dropped records</h2><p class="missing">No record was dropped.</p></section>'
+            in render_report(s, base=tmp_path))
+    s["drops"] = _drops(0, [{"source": "adjudication", "reason": "tie", "count": 2, "part": "agreement sample"}])
+    section = _section(render_report(s, base=tmp_path), "drops")
+    assert '<div class="charts">\n<div class="scroll"' in section  # no chart of the dataset's drops: none
+    assert "<p>0 records dropped from the dataset, by source and reason. Not counted in that total: 2 items" in section
+    s["drops"] = _drops(12, [])
+    section = _section(render_report(s, base=tmp_path), "drops")
+    assert "Counted in" not in _headings(section) and '<div class="scroll"' in section
