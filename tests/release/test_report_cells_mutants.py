@@ -136,3 +136,86 @@ def test_no_drop_a_dataset_without_drops_and_a_short_ledger(tmp_path):
     s["drops"] = _drops(12, [])
     section = _section(render_report(s, base=tmp_path), "drops")
     assert "Counted in" not in _headings(section) and '<div class="scroll"' in section
+
+
+def _variant(code, scores, derived=None, verdict="pass"):
+    out = {"variant": code, "gate": {"verdict": verdict, "failing": []},
+           "baselines": [{"baseline": b, "accuracy": a} for b, a in scores.items()]}
+    return dict(out, derived=derived) if derived else out
+
+
+def test_each_derived_variant_is_a_row_beside_its_source_with_the_change_per_baseline():
+    from builder.release.report import _derived_section
+
+    variants = [_variant("hin_Deva", {"mlp": 0.7, "tfidf": 0.6}),
+                _variant("hin_Latn", {"tfidf": 0.55}, {"method": "romanization", "from": "hin_Deva"}, "fail"),
+                _variant("mar_Latn", {"mlp": 0.5}, {"method": "romanization", "from": "mar_Deva"}),
+                _variant("npi_Deva", {"mlp": 0.72, "tfidf": 0.58}, {"method": "projection", "from": "hin_Deva"})]
+    lines = _derived_section({"variants": variants}).splitlines()
+    # by hand: mlp moved only in npi_Deva (+2.0); tfidf in hin_Latn (-5.0) and npi_Deva (-2.0), median -3.5
+    assert lines[1] == (
+        "<p>3 variants made from another one (1 projected, 2 romanized), each beside its source: the difference in "
+        "accuracy in percentage points, source \u2192 derived. mlp: median +2.0 pp, largest drop +2.0 pp (npi_Deva); "
+        "tfidf: median \u22123.5 pp, largest drop \u22125.0 pp (hin_Latn).</p>")
+    assert lines[6:9] == [
+        '<tr class="fail derived"><th scope="row">hin_Latn</th><td>romanized</td><td>hin_Deva</td>'
+        '<td class="num" data-sort="">\u2013</td><td class="num" data-sort="-0.05">\u22125.0 pp <span class="ci">60.0% '
+        '\u2192 55.0%</span></td></tr>',
+        '<tr class="derived"><th scope="row">npi_Deva</th><td>projected</td><td>hin_Deva</td><td class="num" '
+        'data-sort="0.02">+2.0 pp <span class="ci">70.0% \u2192 72.0%</span></td><td class="num" data-sort="-0.02">'
+        '\u22122.0 pp <span class="ci">60.0% \u2192 58.0%</span></td></tr>',
+        '<tr class="derived"><th scope="row">mar_Latn</th><td>romanized</td><td>mar_Deva <span class="small">(not in '
+        'this release)</span></td><td class="num" data-sort="">\u2013</td><td class="num" data-sort="">\u2013</td>'
+        '</tr>']
+    one = _derived_section({"variants": variants[:1] + variants[2:3]}).splitlines()[1]
+    assert one == ("<p>1 variant made from another one (1 romanized), each beside its source: the difference in "
+                   "accuracy in percentage points, source \u2192 derived.</p>")  # no change to sum up
+    assert _derived_section({"variants": variants[:1]}) == (
+        '<section id="derived" aria-labelledby="derived-h"><h2 id="derived-h">Derived variants</h2><p class="missing">'
+        'No variant of this release was made from another one.</p></section>')
+    many = [variants[0]] + [_variant(f"v{i:02d}_Latn", {"mlp": 0.5}, {"method": "romanization", "from": "hin_Deva"})
+                            for i in range(13)]
+    assert '<div class="scroll tall"' in _derived_section({"variants": many})
+    assert '<div class="scroll"' in _derived_section({"variants": many[:13]})
+
+
+def test_the_header_counts_failing_checks_and_variants_and_says_what_the_gate_let_through(tmp_path):
+    from builder.release.report import _header
+
+    def header(failing, verdict="fail", **fields):
+        s = _summary()
+        s["gate"].update(verdict=verdict, failing=[{"variant": v, "check": c} for v, c in failing],
+                         allowed_failing=fields.pop("allowed", False))
+        s.update(fields)
+        return _header(s)
+
+    assert "<small>1 failing check in 1 variant</small>" in header([("a", "x")])
+    assert "<small>2 failing checks in 1 variant</small>" in header([("a", "x"), ("a", "y")])
+    assert "<small>2 failing checks in 2 variants</small>" in header([("a", "x"), ("b", "x")])
+    assert header([], released=False).endswith(
+        '\n<p class="banner">Not released: the gate stopped the release before the export (--allow-failing-gate '
+        'releases it anyway).</p>')
+    assert header([("a", "x")], allowed=True).endswith(
+        '\n<p class="banner">Gate failing allowed: this release went ahead with a failing gate '
+        '(--allow-failing-gate); the dataset card says so.</p>')
+    assert header([], verdict="pass", allowed=True).endswith(
+        '\n<p class="banner">Gate failing allowed (--allow-failing-gate), but the gate passed.</p>')
+    assert header([], verdict="not run", allowed=True).endswith(
+        '\n<p class="banner">Gate failing allowed (--allow-failing-gate); the gate did not give a verdict.</p>')
+
+
+def test_the_agreement_section_without_agreement_without_a_matrix_and_its_cell_colours():
+    from builder.release.report import _agreement_section
+
+    assert _agreement_section({"agreement": None}) == (
+        '<section id="agreement" aria-labelledby="agreement-h"><h2 id="agreement-h">Annotator agreement</h2>'
+        '<p class="missing">No annotation agreement was measured in this release.</p></section>')
+    agreement = copy.deepcopy(_summary()["agreement"])
+    bare = _agreement_section({"agreement": dict(agreement, matrix=[])})
+    assert bare.endswith('</dl>\n<p class="missing">No label co-assignment matrix was recorded.</p></section>')
+    assert bare.count("\n") == 3  # heading, what it was measured on, the measures, the missing matrix
+    page = _agreement_section({"agreement": dict(agreement, labels=["a", "b"], matrix=[[2, 1], [1, 2]])})
+    cells = re.findall(r'<td( class="diag")? style="background:([^;]+);color:([^"]+)">(\d+)</td>', page)
+    # white text only on cells darker than half the largest count; exactly half keeps the dark text
+    assert [(diag, fg, n) for diag, _, fg, n in cells] == [
+        (' class="diag"', "#fff", "2"), ("", "#1f2328", "1"), ("", "#1f2328", "1"), (' class="diag"', "#fff", "2")]
