@@ -9,7 +9,7 @@ linked to most mutants can be seen before hours are spent on it.
 Run it in the folder that holds ``mutants/`` once mutmut has printed "Running clean tests"::
 
     python benchmarks/mutation.py cost [--exclude REGEX] [--top 25]
-    python benchmarks/mutation.py verdicts
+    python benchmarks/mutation.py verdicts [--add FILE]
     python benchmarks/mutation.py recheck [PATTERN]
     python benchmarks/mutation.py save [--ledger FILE]
     python benchmarks/mutation.py restore [--ledger FILE] [--add FILE] [--rerun-survivors PATTERN]
@@ -94,12 +94,25 @@ def function_of(mutant: str) -> str:
     return mangled_name_from_mutant_name(mutant.replace("__init__.", ""))
 
 
-def verdicts(root: Path) -> list[dict]:
-    """Per mutated module: mutmut's verdict counts and the wall seconds its checked mutants took."""
+def verdicts(root: Path, added: tuple[Path, ...] = ()) -> list[dict]:
+    """Per mutated module: mutmut's verdict counts and the wall seconds its checked mutants took.
+
+    Each ledger of ``added`` (a fast pass's, ``fast --record``) is laid over the run's verdicts where the
+    function's hash is the run's: the figures ``restore --add`` would give the run.
+    """
     from mutmut.stats import status_by_exit_code  # the exit code -> verdict table mutmut itself reports with
 
+    over: dict[str, dict] = {}
+    for extra in added:
+        over = laid_over(over, read_ledger(extra))
     rows = []
     for module, data in metas(root):
+        top = over.get(module)
+        if top:
+            hashes = data.get("hash_by_function_name", {})
+            data["exit_code_by_key"].update(
+                {name: code for name, code in top["exit_code_by_key"].items() if name in data["exit_code_by_key"]
+                 and hashes.get(_function_key(name)) == top["hash_by_function_name"].get(_function_key(name))})
         count = Counter(status_by_exit_code[code] for code in data["exit_code_by_key"].values())
         run = sum(n for verdict, n in count.items() if verdict not in ("not checked", "no tests"))
         rows.append({
@@ -442,7 +455,9 @@ def main(argv=None) -> int:
     cost = sub.add_parser("cost", help="the linked test time per mutant, from mutmut's stats")
     cost.add_argument("--exclude", default=None, help="drop the tests whose node id matches this regular expression")
     cost.add_argument("--top", type=int, default=25, help="list this many of the costliest tests")
-    sub.add_parser("verdicts", help="mutmut's verdicts so far, per module")
+    sub.add_parser("verdicts", help="mutmut's verdicts so far, per module").add_argument(
+        "--add", metavar="LEDGER", type=Path, action="append", default=[],
+        help="a fast pass's ledger laid over the run's verdicts where the function is unchanged (repeatable)")
     again = sub.add_parser("recheck", help="the survivors against their linked tests in a fresh process")
     again.add_argument("pattern", nargs="?", default="*", help="fnmatch pattern over mutant names (default: all)")
     again.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant (default: 600)")
@@ -485,7 +500,7 @@ def main(argv=None) -> int:
         ap.error(f"{args.mutants}: no mutmut-stats.json; run this where mutmut's mutants/ folder is, "
                  "once mutmut has printed 'Running clean tests'")
     if args.command == "verdicts":
-        print_verdicts(verdicts(args.mutants))
+        print_verdicts(verdicts(args.mutants, tuple(args.add)))
         return 0
     if args.command == "recheck":
         return recheck(args.mutants, args.pattern, args.timeout)

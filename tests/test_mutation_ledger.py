@@ -101,6 +101,20 @@ def test_a_later_ledger_laid_over_wins_and_drops_the_verdicts_of_a_function_edit
     assert codes["exit_code_by_key"] == {"schemas.codes.x_nearest_codes__mutmut_7": -24}
 
 
+def test_the_verdicts_with_a_fast_ledger_count_its_kills_only_where_the_function_is_the_runs(tmp_path):
+    pytest.importorskip("mutmut")
+    write_metas(tmp_path / "run", META)
+    fast = tmp_path / "fast.tsv"
+    mutation.write_ledger(fast, {"builder/release/plan.py": {
+        "exit_code_by_key": {"builder.release.plan.x_plan__mutmut_2": 1, "builder.release.plan.x_plan__mutmut_3": 1,
+                             "builder.release.plan.xǁPlanǁkeys__mutmut_1": 1},
+        "hash_by_function_name": {"x_plan": "aa11", "xǁPlanǁkeys": "changed"}, "durations_by_key": {}}}, "by a test")
+    before = {row["module"]: row for row in mutation.verdicts(tmp_path / "run")}["builder/release/plan.py"]
+    after = {row["module"]: row for row in mutation.verdicts(tmp_path / "run", (fast,))}["builder/release/plan.py"]
+    assert (before["killed"], before["survived"], before["not checked"]) == (1, 1, 1)
+    assert (after["killed"], after["survived"], after["not checked"], after["no tests"]) == (3, 0, 0, 1)
+
+
 def test_a_restore_into_a_generated_mutants_folder_is_refused(tmp_path):
     write_metas(tmp_path / "old", META)
     ledger = tmp_path / "run.tsv"
