@@ -219,3 +219,28 @@ def test_the_agreement_section_without_agreement_without_a_matrix_and_its_cell_c
     # white text only on cells darker than half the largest count; exactly half keeps the dark text
     assert [(diag, fg, n) for diag, _, fg, n in cells] == [
         (' class="diag"', "#fff", "2"), ("", "#1f2328", "1"), ("", "#1f2328", "1"), (' class="diag"', "#fff", "2")]
+
+
+def test_the_stages_table_no_stage_an_unknown_status_the_time_of_what_ran_and_a_long_list(tmp_path):
+    from builder.release.report import _stages_note, _stages_section
+
+    assert _stages_section({"stages": []}, tmp_path) == (
+        '<section id="stages" aria-labelledby="stages-h"><h2 id="stages-h">Stages</h2><p class="missing">No stage '
+        'was recorded.</p></section>')
+    stages = [{"name": "a", "status": "ran", "seconds": 1.0, "manifest": None},
+              {"name": "b", "status": "ran", "seconds": 2.5, "manifest": None},
+              {"name": "c", "status": "ran", "seconds": None, "manifest": None},
+              {"name": "d", "status": "skipped", "seconds": 0.25, "manifest": None},  # its inputs hashed: 0.25 s
+              {"name": "e", "status": "queued", "seconds": None, "manifest": None}]
+    assert _stages_note(stages) == ("5 stages: 3 ran (3.50 s), 1 skipped, 1 queued (their recorded inputs and "
+                                    "options had not changed).")
+    section = _stages_section({"stages": stages}, tmp_path)
+    assert '<span class="tag ">queued</span>' in section and '<div class="scroll"' in section
+    assert '<div class="scroll tall"' in _stages_section({"stages": stages * 3}, tmp_path)  # 15 rows
+
+
+def test_the_page_links_the_language_model_section_only_when_there_is_one(tmp_path):
+    s = _summary()
+    assert '<a href="#model">' not in render_report(s, base=tmp_path)
+    s["model"] = {"name": "SmolLM2-135M", "settings": {}}
+    assert '<a href="#model">Language model</a>' in render_report(s, base=tmp_path)
