@@ -244,3 +244,23 @@ def test_the_page_links_the_language_model_section_only_when_there_is_one(tmp_pa
     assert '<a href="#model">' not in render_report(s, base=tmp_path)
     s["model"] = {"name": "SmolLM2-135M", "settings": {}}
     assert '<a href="#model">Language model</a>' in render_report(s, base=tmp_path)
+
+
+def test_the_failing_checks_count_variants_per_check_most_first_and_a_long_list_scrolls(tmp_path):
+    from builder.release.report import _files_section, _gate_section
+
+    s = _summary()
+    s["gate"].update(report=None, failing=[])
+    assert _gate_section(s, tmp_path) == ('<section id="gate" aria-labelledby="gate-h"><h2 id="gate-h">Failing '
+                                          'checks</h2>\n<p>No check failed.</p></section>')
+    s["gate"]["failing"] = [{"variant": v, "check": c, "detail": ""} for v, c in (
+        ("a", "leakage"), ("b", "leakage"), ("a", "balance"), ("a", "leakage"), ("c", "script"), ("d", "script"),
+        ("e", "script"), ("f", "dup"), ("g", "dup"))]  # leakage named twice for a: two variants, not three
+    section = _gate_section(s, tmp_path)
+    assert re.findall(r"<li><b>(\w+)</b> (\d+)</li>", section) == [
+        ("script", "3"), ("dup", "2"), ("leakage", "2"), ("balance", "1")]
+    assert '<div class="scroll tall"' in section  # nine rows
+    s["gate"]["failing"] = s["gate"]["failing"][:8]
+    assert '<div class="scroll"' in _gate_section(s, tmp_path)
+    s["links"] = []
+    assert '<h2 id="files-h">Files</h2>\n<p class="missing">No file is linked.</p>' in _files_section(s, tmp_path)
