@@ -213,7 +213,9 @@ def test_the_agreement_section_without_agreement_without_a_matrix_and_its_cell_c
     agreement = copy.deepcopy(_summary()["agreement"])
     bare = _agreement_section({"agreement": dict(agreement, matrix=[])})
     assert bare.endswith('</dl>\n<p class="missing">No label co-assignment matrix was recorded.</p></section>')
-    assert bare.count("\n") == 3  # heading, what it was measured on, the measures, the missing matrix
+    assert bare.split("\n")[:2] == [  # heading, what it was measured on, the measures, the missing matrix
+        '<section id="agreement" aria-labelledby="agreement-h"><h2 id="agreement-h">Annotator agreement</h2>',
+        "<p>Measured on 1,004 items judged by 3 annotators: the items the released variant was made from.</p>"]
     page = _agreement_section({"agreement": dict(agreement, labels=["a", "b"], matrix=[[2, 1], [1, 2]])})
     cells = re.findall(r'<td( class="diag")? style="background:([^;]+);color:([^"]+)">(\d+)</td>', page)
     # white text only on cells darker than half the largest count; exactly half keeps the dark text
@@ -236,7 +238,9 @@ def test_the_stages_table_no_stage_an_unknown_status_the_time_of_what_ran_and_a_
                                     "options had not changed).")
     section = _stages_section({"stages": stages}, tmp_path)
     assert '<span class="tag ">queued</span>' in section and '<div class="scroll"' in section
-    assert '<div class="scroll tall"' in _stages_section({"stages": stages * 3}, tmp_path)  # 15 rows
+    twelve = (stages * 3)[:12]
+    assert '<div class="scroll"' in _stages_section({"stages": twelve}, tmp_path)
+    assert '<div class="scroll tall"' in _stages_section({"stages": twelve + stages[:1]}, tmp_path)
 
 
 def test_the_page_links_the_language_model_section_only_when_there_is_one(tmp_path):
@@ -253,6 +257,11 @@ def test_the_failing_checks_count_variants_per_check_most_first_and_a_long_list_
     s["gate"].update(report=None, failing=[])
     assert _gate_section(s, tmp_path) == ('<section id="gate" aria-labelledby="gate-h"><h2 id="gate-h">Failing '
                                           'checks</h2>\n<p>No check failed.</p></section>')
+    s["gate"]["report"] = "qc/qc_report.md"
+    assert _gate_section(s, tmp_path).split("\n") == [
+        '<section id="gate" aria-labelledby="gate-h"><h2 id="gate-h">Failing checks</h2>',
+        '<p>Full report: <span class="missing">QC report <code>qc/qc_report.md</code> (not in the release folder)'
+        '</span></p>', "<p>No check failed.</p></section>"]
     s["gate"]["failing"] = [{"variant": v, "check": c, "detail": ""} for v, c in (
         ("a", "leakage"), ("b", "leakage"), ("a", "balance"), ("a", "leakage"), ("c", "script"), ("d", "script"),
         ("e", "script"), ("f", "dup"), ("g", "dup"))]  # leakage named twice for a: two variants, not three
