@@ -266,3 +266,13 @@ def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_chec
         bad = subprocess.run([*cmd[:4], str(tree), module, "--", "tests/test_m.py"], capture_output=True, text=True,
                              env=env, timeout=60)
         assert (bad.returncode, bad.stderr.count("\n"), said in bad.stderr) == (1, 1, True), bad.stderr
+
+
+@pytest.mark.parametrize("name", ["mutation-run.tsv", "mutation-fast.tsv"])
+def test_the_committed_ledgers_restore_every_verdict_with_its_functions_hash(tmp_path, name):
+    ledger = ROOT / "docs" / name
+    modules = mutation.read_ledger(ledger)
+    mutation.restore(tmp_path / "mutants", ledger)  # refuses a verdict whose function has no hash
+    assert sum(len(m["exit_code_by_key"]) for m in modules.values()) > 1000
+    if name == "mutation-fast.tsv":  # a fast pass records kills only: its survivors may die to another test
+        assert {code for m in modules.values() for code in m["exit_code_by_key"].values()} == {1}
