@@ -8,7 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from builder.release.report import _charted, _count_cell, _gate_cell, render_report
+from builder.release.report import (_agreement_section, _charted, _count_cell, _derived_section, _files_section,
+                                   _gate_cell, _gate_section, _header, _stages_note, _stages_section, render_report)
 
 FIXTURE = Path(__file__).parents[1] / "data" / "release" / "summary.json"
 
@@ -30,7 +31,7 @@ def test_a_release_under_one_license_says_it_once_above_the_table(tmp_path):
     s["variants"] = [v for v in s["variants"] if all(lic["license"] == "CC-BY-SA-4.0" for lic in v["licenses"])]
     section = _section(render_report(s, base=tmp_path), "variants")
     assert "Licenses" not in _headings(section)
-    assert (f"Every split of every variant is under CC-BY-SA-4.0, commercial use: yes.</p>") in section
+    assert "Every split of every variant is under CC-BY-SA-4.0, commercial use: yes.</p>" in section
     assert section.count("<p>") == 1 and f"<p>{len(s['variants'])} variants (" in section  # one note, whole
     for lic in (lic for v in s["variants"] for lic in v["licenses"]):
         lic["commercial"] = "ask the authors"  # a value the page has no word for: shown as given
@@ -145,8 +146,6 @@ def _variant(code, scores, derived=None, verdict="pass"):
 
 
 def test_each_derived_variant_is_a_row_beside_its_source_with_the_change_per_baseline():
-    from builder.release.report import _derived_section
-
     variants = [_variant("hin_Deva", {"mlp": 0.7, "tfidf": 0.6}),
                 _variant("hin_Latn", {"tfidf": 0.55}, {"method": "romanization", "from": "hin_Deva"}, "fail"),
                 _variant("mar_Latn", {"mlp": 0.5}, {"method": "romanization", "from": "mar_Deva"}),
@@ -179,9 +178,7 @@ def test_each_derived_variant_is_a_row_beside_its_source_with_the_change_per_bas
     assert '<div class="scroll"' in _derived_section({"variants": many[:13]})
 
 
-def test_the_header_counts_failing_checks_and_variants_and_says_what_the_gate_let_through(tmp_path):
-    from builder.release.report import _header
-
+def test_the_header_counts_failing_checks_and_variants_and_says_what_the_gate_let_through():
     def header(failing, verdict="fail", **fields):
         s = _summary()
         s["gate"].update(verdict=verdict, failing=[{"variant": v, "check": c} for v, c in failing],
@@ -205,8 +202,6 @@ def test_the_header_counts_failing_checks_and_variants_and_says_what_the_gate_le
 
 
 def test_the_agreement_section_without_agreement_without_a_matrix_and_its_cell_colours():
-    from builder.release.report import _agreement_section
-
     assert _agreement_section({"agreement": None}) == (
         '<section id="agreement" aria-labelledby="agreement-h"><h2 id="agreement-h">Annotator agreement</h2>'
         '<p class="missing">No annotation agreement was measured in this release.</p></section>')
@@ -224,8 +219,6 @@ def test_the_agreement_section_without_agreement_without_a_matrix_and_its_cell_c
 
 
 def test_the_stages_table_no_stage_an_unknown_status_the_time_of_what_ran_and_a_long_list(tmp_path):
-    from builder.release.report import _stages_note, _stages_section
-
     assert _stages_section({"stages": []}, tmp_path) == (
         '<section id="stages" aria-labelledby="stages-h"><h2 id="stages-h">Stages</h2><p class="missing">No stage '
         'was recorded.</p></section>')
@@ -251,8 +244,6 @@ def test_the_page_links_the_language_model_section_only_when_there_is_one(tmp_pa
 
 
 def test_the_failing_checks_count_variants_per_check_most_first_and_a_long_list_scrolls(tmp_path):
-    from builder.release.report import _files_section, _gate_section
-
     s = _summary()
     s["gate"].update(report=None, failing=[])
     assert _gate_section(s, tmp_path) == ('<section id="gate" aria-labelledby="gate-h"><h2 id="gate-h">Failing '
