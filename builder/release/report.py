@@ -402,10 +402,12 @@ def _drops_section(summary: dict) -> str:
     side = [d for d in drops if not d.get("in_dataset", True)]
     total = sum(int(d["count"]) for d in mine)
     note = f"{total:,} records dropped from the dataset, by source and reason."
-    for part in dict.fromkeys(str(d.get("part") or "") for d in side):
-        mine_part = [d for d in side if str(d.get("part") or "") == part]
-        n = sum(int(d["count"]) for d in mine_part)
-        why = ", ".join(f"{d['source']}: {d['reason']}" for d in mine_part)
+    by_part: dict[str, list[dict]] = {}  # in the order each part first appears
+    for d in side:
+        by_part.setdefault(str(d.get("part") or ""), []).append(d)
+    for part, of_part in by_part.items():
+        n = sum(int(d["count"]) for d in of_part)
+        why = ", ".join(f"{d['source']}: {d['reason']}" for d in of_part)
         note += (f" Not counted in that total: {n:,} item{'s' if n != 1 else ''} of "
                  f"{'the ' + part if part else 'a side sample'} ({why}), which the dataset is not made from.")
     out.append(f"<p>{_e(note)}</p>")
