@@ -14,7 +14,7 @@ Run it in the folder that holds ``mutants/`` once mutmut has printed "Running cl
     python benchmarks/mutation.py save [--ledger FILE]
     python benchmarks/mutation.py restore [--ledger FILE] [--add FILE] [--rerun-survivors PATTERN]
     python benchmarks/mutation.py run [--max-children 2] [MUTANT ...]
-    python benchmarks/mutation.py fast --tree DIR [--pattern PAT] [--record FILE] FILE ... -- PYTEST_ARGS
+    python benchmarks/mutation.py fast --tree DIR [--pattern PAT]... [--record FILE] FILE ... -- PYTEST_ARGS
 
 ``cost --exclude`` drops the tests whose node id matches, as a ``-k`` expression in ``[tool.mutmut]``
 would, and reports how many mutants would be left with no test.
@@ -41,7 +41,7 @@ where the ledger left it.
 ``fast`` checks one module's mutants in minutes instead of hours, before the whole run reaches it: in
 ``--tree`` (a ``git archive`` of the commit, never a checkout: the mutated module replaces its source
 there), mutmut generates the mutants of each FILE; the given tests run once unmutated, which imports
-what they import, then once per mutant whose name matches ``--pattern`` (``-x``), each in a process
+what they import, then once per mutant whose name matches a ``--pattern`` (``-x``; repeatable), each in a process
 forked from that one, selecting the mutant as mutmut does (by ``MUTANT_UNDER_TEST``, which the generated
 code reads at each call). As with mutmut's own runner, no state of one mutant reaches the next. It
 prints the mutants no given test kills as it finds them, and its progress every 50 mutants on stderr.
@@ -356,9 +356,9 @@ def run_mutmut(args: list[str]) -> int:
     return mutmut_main.cli(["run", *args], standalone_mode=True)
 
 
-def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str], record: Path | None = None,
-         timeout: float = 300.0) -> int:
-    """The mutants of ``files`` matching ``pattern`` that ``pytest_args`` do not kill, each in a process forked
+def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: list[str],
+         record: Path | None = None, timeout: float = 300.0) -> int:
+    """The mutants of ``files`` matching one of ``patterns`` that ``pytest_args`` do not kill, each in a process forked
     from one that has run the tests once (``fast``); with ``record``, the kills laid over that ledger."""
     import contextlib
     import importlib.util
@@ -388,7 +388,7 @@ def fast(tree: Path, files: list[str], pattern: str, pytest_args: list[str], rec
             (tree / name).write_bytes((Path("mutants") / name).read_bytes())
         meta = json.loads((Path("mutants") / (name + ".meta")).read_text("utf-8"))
         hashes[name] = meta["hash_by_function_name"]
-        names += [(name, m) for m in meta["exit_code_by_key"] if fnmatch(m, pattern)]
+        names += [(name, m) for m in meta["exit_code_by_key"] if any(fnmatch(m, p) for p in patterns)]
     sys.path.insert(0, str(tree))
     # in this process: the project's addopts spread tests over xdist workers, which would start afresh per mutant
     xdist = ["-n", "0"] if importlib.util.find_spec("xdist") else []
@@ -473,7 +473,8 @@ def main(argv=None) -> int:
              "written since (repeatable; '*' for every survivor)")
     quick = sub.add_parser("fast", help="one module's mutants against the tests given, in one process")
     quick.add_argument("--tree", type=Path, required=True, help="a git archive of the commit (changed in place)")
-    quick.add_argument("--pattern", default="*", help="fnmatch pattern over mutant names (default: all)")
+    quick.add_argument("--pattern", action="append", default=[],
+                       help="fnmatch pattern over mutant names (repeatable: a mutant matching any; default: all)")
     quick.add_argument("--record", type=Path, default=None,
                        help="lay the kills over this ledger (created if missing), for restore --add")
     quick.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant (default: 300)")
@@ -489,7 +490,7 @@ def main(argv=None) -> int:
     if args.command == "fast":
         if rest or not tail:
             ap.error("fast: give the tests after --, as pytest takes them")
-        return fast(args.tree, args.files, args.pattern, tail, args.record, args.timeout)
+        return fast(args.tree, args.files, tuple(args.pattern or ["*"]), tail, args.record, args.timeout)
     if rest:
         ap.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "restore":

@@ -258,6 +258,12 @@ def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_chec
     (meta,) = mutation.read_ledger(tmp_path / "fast.tsv").values()
     assert meta["hash_by_function_name"].keys() == {"x_clip"} and set(meta["exit_code_by_key"].values()) == {1}
     assert not set(meta["exit_code_by_key"]) & set(survivors) and len(meta["exit_code_by_key"]) >= 2
+    # --pattern, repeated: the mutants that match any of them, and only those
+    two = [survivors[0], sorted(meta["exit_code_by_key"])[0]]
+    picked = subprocess.run([*cmd[:5], "--pattern", two[0], "--pattern", two[1], *cmd[5:]], capture_output=True,
+                            text=True, env=env, timeout=300)
+    assert picked.returncode == 0, picked.stderr
+    assert picked.stdout.splitlines()[-2:] == [two[0], "1 of 2 mutants survived the tests given"]
     (tmp_path / ".git").mkdir()
     refused = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
     assert refused.returncode == 1 and "is a git checkout" in refused.stderr
