@@ -10,8 +10,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from data_cards.card import (CardContext, SplitTerms, _citation, _description, _fence, _languages, _licenses,
-                             _members, _references_cited, _source_references, _structure, _usage, front_matter,
-                             license_slug, render_card, tags)
+                             _members, _references_cited, _source_references, _structure, _usage,
+                             declared_references, front_matter, license_slug, references, render_card, tags)
 from data_cards.citations import Reference, cite
 from data_cards.sections import (_counts_block, _flatten, _records_table, _skipped, _status, agreement_section,
                                  filters_section, leftover_lines, qc_section, romanization_section,
@@ -391,3 +391,16 @@ def test_an_agreement_with_no_exported_rows_says_only_what_it_was_measured_on():
     card = render_card(_context({}, combine([("s", "MIT", 1)]),
                                 agreement={"n_items": 12, "n_annotators": 3, "fleiss_kappa": 0.5}))
     assert "Measured on 12 items, 3 annotators." in card.splitlines()
+
+
+def test_a_variant_json_that_is_not_an_object_is_passed_over_and_the_next_one_still_declares():
+    # "aaa_Latn" sorts first; its variant.json holds a list, not an object
+    declared = declared_references({"aaa_Latn": ["not", "an", "object"],
+                                    "hin_Deva": {"source_name": "SIB-200", "citation": "Ours\n (2025)."}})
+    assert declared == {"SIB-200": "Ours (2025)."}
+
+
+def test_a_source_the_toolkit_does_not_know_and_no_reader_names_gets_no_reference():
+    manifest = {"sources": [{"name": "Known", "reader": "mctest"}, "not a source"]}
+    assert references(["Unknown", "Known"], manifest) == {"Known": cite("mctest")}
+    assert references(["Unknown"], None) == {}
