@@ -12,7 +12,8 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from builder.export.writer import carried_reports, default_pretty_name, is_export
+from builder.export.writer import carried_reports, check_config_names, default_pretty_name, is_export, slug
+from schemas.dataset import load_dataset_dir
 from schemas.errors import SchemaError
 
 
@@ -66,3 +67,24 @@ def test_a_malformed_card_in_an_earlier_export_names_its_manifest_and_field(tmp_
         carried_reports({"card": card}, tmp_path)
     assert str(err.value) == f"{tmp_path / 'manifest.json'}, field {field}: {found}"
     assert (err.value.file, err.value.field) == (str(tmp_path / "manifest.json"), field)
+
+
+@pytest.mark.parametrize("name, expected", [
+    (" _Belebele Train_ ", "Belebele_Train"),  # the separators at either end go, the capitals stay
+    ("Xhosa set X", "Xhosa_set_X"),  # an X at either end is a letter like any other
+    ("---", "dataset"), ("", "dataset"),
+])
+def test_a_slug_keeps_letters_digits_and_inner_underscores_and_is_never_empty(name, expected):
+    assert slug(name) == expected
+
+
+def test_a_variant_shaped_like_a_code_that_is_not_one_stops_the_export_naming_its_folder(tmp_path):
+    for variant in ("hin_Deva", "nqo_Nkko"):  # nqo_Nkko: a typo for nqo_Nkoo
+        (tmp_path / variant).mkdir()
+        (tmp_path / variant / "train.jsonl").write_text(
+            json.dumps({"index_id": 1, "category": "science", "text": "A sentence."}) + "\n", encoding="utf-8")
+    ds = load_dataset_dir(tmp_path)
+    with pytest.raises(SchemaError) as err:
+        check_config_names(ds)
+    assert err.value.file == str(tmp_path / "nqo_Nkko") and "nqo_Nkoo" in str(err.value)
+    check_config_names(load_dataset_dir(tmp_path, variants=["hin_Deva"]))  # a valid code passes
