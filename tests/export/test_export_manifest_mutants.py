@@ -52,3 +52,11 @@ def test_the_export_manifest_holds_every_key_and_keeps_a_given_digest(tmp_path):
 def test_a_release_that_let_a_failing_gate_through_says_so(tmp_path):
     write_manifest(tmp_path, _source({}), {}, {}, [], gate_failing_allowed=True)
     assert json.loads((tmp_path / "manifest.json").read_text())["card"]["gate_failing_allowed"] is True
+
+
+def test_the_override_the_audit_carries_is_written_whole(tmp_path):
+    source = _source({})
+    source.audit.override = SimpleNamespace(to_dict=lambda: {"terms": "CC-BY-SA-4.0", "reason": "checked"})
+    write_manifest(tmp_path, source, {}, {}, [])
+    written = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert written["license_override"] == {"terms": "CC-BY-SA-4.0", "reason": "checked"}

@@ -12,9 +12,10 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from builder.export.writer import carried_reports, check_config_names, default_pretty_name, is_export, slug
+from builder.export.writer import (_labels, carried_reports, check_config_names, default_pretty_name, is_export,
+                                   read_input, slug)
 from schemas.dataset import load_dataset_dir
-from schemas.errors import SchemaError
+from schemas.errors import SchemaError, UsageError
 
 
 def test_only_a_manifest_object_naming_the_toolkit_makes_an_earlier_export(tmp_path):
@@ -88,3 +89,27 @@ def test_a_variant_shaped_like_a_code_that_is_not_one_stops_the_export_naming_it
         check_config_names(ds)
     assert err.value.file == str(tmp_path / "nqo_Nkko") and "nqo_Nkoo" in str(err.value)
     check_config_names(load_dataset_dir(tmp_path, variants=["hin_Deva"]))  # a valid code passes
+
+
+def _topic(folder, categories):
+    folder.mkdir(parents=True)
+    (folder / "train.jsonl").write_text("".join(
+        json.dumps({"index_id": i, "category": c, "text": f"Sentence {i}."}) + "\n" for i, c in enumerate(categories)),
+        encoding="utf-8")
+
+
+def test_without_a_label_list_the_labels_are_those_seen_sorted_and_a_labels_txt_wins(tmp_path):
+    _topic(tmp_path / "hin_Deva", ["travel", "science", "travel"])
+    _topic(tmp_path / "npi_Deva", ["health"])
+    assert _labels(load_dataset_dir(tmp_path)) == ["health", "science", "travel"]
+    (tmp_path / "hin_Deva" / "labels.txt").write_text("travel\nscience\n\nhealth\n", encoding="utf-8")
+    assert _labels(load_dataset_dir(tmp_path)) == ["travel", "science", "health"]
+
+
+def test_a_hub_repo_and_a_data_root_together_are_refused_before_any_work(tmp_path):
+    _topic(tmp_path / "built" / "hin_Deva", ["science"])
+    with pytest.raises(UsageError) as err:
+        read_input(tmp_path / "built", tmp_path / "out", license_id="CC-BY-4.0", hub_repo="me/sib",
+                   lm_eval_data_root="/data")
+    assert str(err.value) == "--hub-repo and --lm-eval-data-root both say where the tasks read the data; give one"
+    assert not (tmp_path / "out").exists()
