@@ -15,7 +15,7 @@ import pytest
 from builder.export.writer import (_labels, carried_reports, check_config_names, default_pretty_name, is_export,
                                    read_input, slug)
 from schemas.dataset import load_dataset_dir
-from schemas.errors import SchemaError, UsageError
+from schemas.errors import LicenseError, SchemaError, UsageError
 
 
 def test_only_a_manifest_object_naming_the_toolkit_makes_an_earlier_export(tmp_path):
@@ -113,3 +113,38 @@ def test_a_hub_repo_and_a_data_root_together_are_refused_before_any_work(tmp_pat
                    lm_eval_data_root="/data")
     assert str(err.value) == "--hub-repo and --lm-eval-data-root both say where the tasks read the data; give one"
     assert not (tmp_path / "out").exists()
+
+
+def test_an_earlier_export_may_be_replaced_and_the_output_of_another_command_may_not(tmp_path):
+    _topic(tmp_path / "built" / "hin_Deva", ["science"])
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".builder.json").write_text('{"command": "export"}', encoding="utf-8")
+    (out / "README.md").write_text("an earlier export\n", encoding="utf-8")
+    assert read_input(tmp_path / "built", out, license_id="CC-BY-4.0").dataset.variants == ["hin_Deva"]
+    (out / ".builder.json").write_text('{"command": "assemble"}', encoding="utf-8")
+    with pytest.raises(UsageError) as err:
+        read_input(tmp_path / "built", out, license_id="CC-BY-4.0")
+    assert str(err.value) == (f"{out}: a non-empty folder holding the output of 'builder assemble': it is not an "
+                              "earlier export output, and the output folder is replaced as a whole, so choose a "
+                              "new or empty folder")
+
+
+def test_licenses_that_cannot_be_combined_stop_the_export_naming_the_input_folder(tmp_path):
+    built = tmp_path / "built"
+    (built / "hin_Deva").mkdir(parents=True)
+    (built / "hin_Deva" / "train.jsonl").write_text("".join(
+        json.dumps({"index_id": i, "category": "science", "text": f"Sentence {i}.", "license": license_id}) + "\n"
+        for i, license_id in enumerate(["CC-BY-SA-4.0", "MSR-LA"])), encoding="utf-8")  # one split, two terms
+    with pytest.raises(LicenseError) as err:
+        read_input(built, tmp_path / "out")
+    assert err.value.file == str(built) and "unresolved license conflicts" in str(err.value)
+
+
+def test_a_re_export_reads_the_build_facts_from_the_earlier_manifests_build_entry(tmp_path):
+    built = tmp_path / "built"
+    _topic(built / "hin_Deva", ["science"])
+    (built / "manifest.json").write_text(json.dumps({"seed": 1, "build": {"seed": 7}}), encoding="utf-8")
+    assert read_input(built, tmp_path / "out", license_id="CC-BY-4.0").build_info == {"seed": 7}
+    (built / "manifest.json").write_text(json.dumps({"seed": 1}), encoding="utf-8")  # an assembled folder's own
+    assert read_input(built, tmp_path / "out", license_id="CC-BY-4.0").build_info == {"seed": 1}
