@@ -148,3 +148,14 @@ def test_a_re_export_reads_the_build_facts_from_the_earlier_manifests_build_entr
     assert read_input(built, tmp_path / "out", license_id="CC-BY-4.0").build_info == {"seed": 7}
     (built / "manifest.json").write_text(json.dumps({"seed": 1}), encoding="utf-8")  # an assembled folder's own
     assert read_input(built, tmp_path / "out", license_id="CC-BY-4.0").build_info == {"seed": 1}
+
+
+def test_the_title_is_the_name_the_input_gives_and_a_releases_own_reports_never_carry_a_failing_gate(tmp_path):
+    built = tmp_path / "built"
+    _topic(built / "hin_Deva", ["science"])
+    (built / "manifest.json").write_text(json.dumps({"name": "sib-hi"}), encoding="utf-8")
+    given = read_input(built, tmp_path / "out", license_id="CC-BY-4.0")
+    assert (given.name, given.pretty_name) == ("sib_hi", "sib-hi")
+    released = read_input(built, tmp_path / "out", license_id="CC-BY-4.0", card_reports={})
+    assert released.gate_failing_allowed is False and released.reports == {
+        "agreement.json": None, "qc_report.json": None, "baselines": None, "models": None}

@@ -44,6 +44,8 @@ def test_a_missing_target_is_restored_from_the_old_folder_of_a_dead_run(tmp_path
     assert names(tmp_path) == ["out"] and (tmp_path / "out" / "train.parquet").read_text() == "earlier"
     assert len(caplog.records) == 1 and caplog.records[0].getMessage().startswith("recovered: restored the previous")
     assert len(done) == 2
+    restored = f"restored the previous {tmp_path / 'out'} from .out.{pid}.old (run {pid} was killed while replacing it)"
+    assert restored in done
 
 
 def test_the_old_folder_is_removed_when_the_new_output_is_in_place(tmp_path):
