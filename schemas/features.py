@@ -167,6 +167,6 @@ def decode_class_labels(frame, arrow_schema, *, file=None):
         bad = next((i for i, v in enumerate(values) if not 0 <= v < len(labels)), None)
         if bad is not None:
             raise SchemaError(f"label index {values[bad]} is outside the {len(labels)} ClassLabel names",
-                              file=file, record=f"row {bad}", field=column)
+                              file=file, record=f"row {bad + 1}", field=column)
         frame[column] = [labels[v] for v in values]
     return frame

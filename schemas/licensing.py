@@ -179,7 +179,7 @@ class LicenseContext:
         >>> LicenseContext().resolve(pd.DataFrame({"license": ["MIT", None]}))
         Traceback (most recent call last):
         ...
-        schemas.errors.LicenseError: row 1, field license: record has no license id; every record needs one of: Apache-2.0, CC-BY-3.0, CC-BY-4.0, CC-BY-NC-3.0, CC-BY-NC-4.0, CC-BY-NC-ND-4.0, CC-BY-NC-SA-3.0, CC-BY-NC-SA-4.0, CC-BY-ND-4.0, CC-BY-SA-3.0, CC-BY-SA-4.0, CC0-1.0, MIT, MSR-LA, ODC-By-1.0, RACE-research, ReClor-research, unknown
+        schemas.errors.LicenseError: row 2, field license: record has no license id; every record needs one of: Apache-2.0, CC-BY-3.0, CC-BY-4.0, CC-BY-NC-3.0, CC-BY-NC-4.0, CC-BY-NC-ND-4.0, CC-BY-NC-SA-3.0, CC-BY-NC-SA-4.0, CC-BY-ND-4.0, CC-BY-SA-3.0, CC-BY-SA-4.0, CC0-1.0, MIT, MSR-LA, ODC-By-1.0, RACE-research, ReClor-research, unknown
         """
         if len(frame) == 0:  # nothing to license; the split is exported empty
             return SplitLicense(EMPTY, "no records")
@@ -192,9 +192,9 @@ class LicenseContext:
             for row, value in enumerate(lics):
                 if value is None or value != value or not str(value).strip():
                     raise LicenseError("record has no license id; every record needs one of: "
-                                       f"{', '.join(known_ids())}", file=path, record=f"row {row}", field="license")
+                                       f"{', '.join(known_ids())}", file=path, record=f"row {row + 1}", field="license")
             for value in dict.fromkeys(lics):
-                get_license(value, file=path, record=f"row {lics.index(value)}")
+                get_license(value, file=path, record=f"row {lics.index(value) + 1}")
             pairs, origin, declared = zip(sources or [default] * len(lics), lics), COLUMN, None
         else:
             declared, origin, at = self.declared()

@@ -66,8 +66,9 @@ def _gold(frame: pd.DataFrame) -> np.ndarray:
     bad = ~np.isin(gold, [1, 2, 3, 4])
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise SchemaError(f"correct_answer_num must be 1-4; found {frame['correct_answer_num'].iloc[i]!r}",
-                          record=str(frame["question_id"].iloc[i]) if "question_id" in frame else f"row {i}",
+        found = frame["correct_answer_num"].tolist()[i]  # a Python value: NumPy's repr is not the file's text
+        raise SchemaError(f"correct_answer_num must be 1-4; found {found!r}",
+                          record=str(frame["question_id"].iloc[i]) if "question_id" in frame else f"row {i + 1}",
                           field="correct_answer_num")
     return gold.astype(int)
 

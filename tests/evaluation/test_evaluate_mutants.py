@@ -261,3 +261,14 @@ def test_n_fe_plus_two_records_are_enough():
     grid, info = fit_potentials(t)
     assert info.n_fixed_effects == 2
     assert grid["potential"].tolist() == pytest.approx([75.0, 56.0], abs=1e-3)
+
+
+def test_a_gold_answer_outside_1_to_4_names_its_question_else_its_row_counted_from_one():
+    from builder.evaluation.mc_baselines import _gold
+
+    with pytest.raises(SchemaError) as err:
+        _gold(pd.DataFrame({"question_id": ["q1", "q2"], "correct_answer_num": [2, 5]}))
+    assert str(err.value) == "q2, field correct_answer_num: correct_answer_num must be 1-4; found 5"
+    with pytest.raises(SchemaError) as err:
+        _gold(pd.DataFrame({"correct_answer_num": [2, "x"]}))
+    assert str(err.value) == "row 2, field correct_answer_num: correct_answer_num must be 1-4; found 'x'"

@@ -161,7 +161,8 @@ def test_label_outside_the_curated_list_names_the_row(tmp_path):
     index_id, _, text = lines[2].split("\t")
     lines[2] = "\t".join([index_id, "weather", text])
     test.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(SchemaError, match=r"hin_Latn/test.tsv, row 1, field category: label 'weather' is not in "
+    # lines[2]: the second record after the header line
+    with pytest.raises(SchemaError, match=r"hin_Latn/test.tsv, row 2, field category: label 'weather' is not in "
                                           r"the curated label list"):
         run_export(ExportOptions(tmp_path / "in", tmp_path / "out"))
 

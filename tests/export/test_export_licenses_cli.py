@@ -104,7 +104,7 @@ def test_unknown_id_in_a_record_names_file_and_row(tmp_path):
     (d / "dev.jsonl").write_text("\n".join(lines) + "\n")
     res = run("licenses", d)
     assert res.exit_code == 2
-    assert "dev.jsonl, row 3, field license: unknown license id 'CC-BY-NC'" in res.output
+    assert "dev.jsonl, row 4, field license: unknown license id 'CC-BY-NC'" in res.output
 
 
 def test_missing_folder_exit_2(tmp_path):

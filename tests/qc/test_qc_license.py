@@ -39,9 +39,9 @@ def test_a_split_with_a_license_column(values, context, expected):
 
 
 @pytest.mark.parametrize("values, message", [
-    (["MIT", " Unknown "], "row 1, field license: unknown license id ' Unknown '; known ids: Apache-2.0, "),
-    (["MIT", None], "row 1, field license: record has no license id; every record needs one of: Apache-2.0, "),
-    (["NOASSERTION"], "row 0, field license: unknown license id 'NOASSERTION'; known ids: "),
+    (["MIT", " Unknown "], "row 2, field license: unknown license id ' Unknown '; known ids: Apache-2.0, "),
+    (["MIT", None], "row 2, field license: record has no license id; every record needs one of: Apache-2.0, "),
+    (["NOASSERTION"], "row 1, field license: unknown license id 'NOASSERTION'; known ids: "),
 ])
 def test_a_missing_or_unregistered_id_fails_with_the_audits_message(values, message):
     reason, text = license.split_license(pd.DataFrame({"license": values}), LicenseContext(license="MIT"), "train")

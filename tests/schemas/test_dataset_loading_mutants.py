@@ -62,7 +62,7 @@ def test_a_label_index_outside_the_names_names_the_parquet_file(tmp_path):
     with pytest.raises(SchemaError) as err:
         read_table(path)
     assert err.value.file == str(path)
-    assert str(err.value) == f"{path}, row 1, field category: label index 2 is outside the 2 ClassLabel names"
+    assert str(err.value) == f"{path}, row 2, field category: label index 2 is outside the 2 ClassLabel names"
 
 
 def test_a_tsv_with_a_header_only_has_the_topic_columns(tmp_path):

@@ -48,7 +48,7 @@ def test_an_index_outside_the_names_is_refused_naming_the_row(index):
     with pytest.raises(SchemaError) as err:
         decode_class_labels(frame, _schema({"category": LABELS}), file="train.parquet")
     assert err.value.message == f"label index {index} is outside the 2 ClassLabel names"
-    assert (str(err.value.file), err.value.record, err.value.field) == ("train.parquet", "row 2", "category")
+    assert (str(err.value.file), err.value.record, err.value.field) == ("train.parquet", "row 3", "category")
 
 
 def test_every_label_column_is_decoded_and_a_column_not_read_or_not_indices_is_left():
