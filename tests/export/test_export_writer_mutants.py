@@ -159,3 +159,51 @@ def test_the_title_is_the_name_the_input_gives_and_a_releases_own_reports_never_
     released = read_input(built, tmp_path / "out", license_id="CC-BY-4.0", card_reports={})
     assert released.gate_failing_allowed is False and released.reports == {
         "agreement.json": None, "qc_report.json": None, "baselines": None, "models": None}
+
+
+def _credited(built):
+    _topic(built / "hin_Deva", ["science"])
+    (built / "hin_Deva" / "variant.json").write_text(json.dumps({"license": "CC-BY-4.0", "source_name": "SIB-200"}),
+                                                     encoding="utf-8")
+    return built
+
+
+def test_a_release_hands_its_own_reports_to_the_card_under_their_file_names(tmp_path):
+    reports = {"agreement": {"kappa": 0.8}, "qc": {"passed": True}, "baselines": {"n": 2}, "models": {"m": 1}}
+    given = read_input(_credited(tmp_path / "built"), tmp_path / "out", card_reports=reports)
+    assert given.reports == {"agreement.json": {"kappa": 0.8}, "qc_report.json": {"passed": True},
+                             "baselines": {"n": 2}, "models": {"m": 1}}
+
+
+def test_an_earlier_exports_reports_fill_only_what_the_folder_lacks_and_carry_its_failing_gate(tmp_path):
+    built = _credited(tmp_path / "built")
+    card = {"agreement": {"kappa": 0.5}, "qc": {"passed": False}, "baselines": None, "gate_failing_allowed": True}
+    (built / "manifest.json").write_text(json.dumps({"card": card}), encoding="utf-8")
+    carried = read_input(built, tmp_path / "out")
+    assert carried.reports["agreement.json"] == {"kappa": 0.5}
+    assert carried.reports["qc_report.json"] == {"passed": False}
+    assert carried.reports.get("baselines") is None and carried.gate_failing_allowed is True
+    (built / "qc_report.json").write_text(json.dumps({"passed": True}), encoding="utf-8")  # a report of its own
+    own = read_input(built, tmp_path / "out")
+    assert own.reports["qc_report.json"] == {"passed": True} and own.reports["agreement.json"] == {"kappa": 0.5}
+    assert own.gate_failing_allowed is False  # the failing gate went with the carried qc report
+    (built / "qc_report.json").unlink()
+    card.update(qc=None)
+    (built / "manifest.json").write_text(json.dumps({"card": card}), encoding="utf-8")
+    assert read_input(built, tmp_path / "out").gate_failing_allowed is False  # no qc report, no failing gate
+
+
+def test_the_export_input_keeps_the_hub_repo_the_name_given_the_credit_and_the_class_labels_of_the_schema(tmp_path):
+    built = _credited(tmp_path / "built")
+    given = read_input(built, tmp_path / "out", hub_repo="me/sib-hi")  # the folder's name says nothing
+    assert (given.name, given.given_name, given.pretty_name) == ("built", "built", "sib-hi")
+    assert given.hub_repo == "me/sib-hi"
+    assert list(given.credit) == ["hin_Deva"] and given.class_labels == ["science"] and given.labels == ["science"]
+    assert read_input(built, tmp_path / "out", pretty_name="SIB Hindi").pretty_name == "SIB Hindi"
+    assert given.published.name == "ours" and [s.variant for s in given.audit.splits] == ["hin_Deva"]
+    (built / "manifest.json").write_text(json.dumps({"pretty_name": "SIB in Hindi"}), encoding="utf-8")
+    assert read_input(built, tmp_path / "out").pretty_name == "SIB in Hindi"
+    (built / "manifest.json").unlink()
+    assert read_input(built, tmp_path / "out").pretty_name == "SIB-200 (1 language variant)"
+    sib = read_input(built, tmp_path / "out", schema="sib200")  # SIB-200's own schema keeps labels as text
+    assert sib.class_labels is None and sib.labels == ["science"]
