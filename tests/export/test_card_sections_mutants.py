@@ -404,3 +404,12 @@ def test_a_source_the_toolkit_does_not_know_and_no_reader_names_gets_no_referenc
     manifest = {"sources": [{"name": "Known", "reader": "mctest"}, "not a source"]}
     assert references(["Unknown", "Known"], manifest) == {"Known": cite("mctest")}
     assert references(["Unknown"], None) == {}
+
+
+def test_a_skipped_check_lists_six_variants_and_counts_the_rest_from_the_seventh():
+    def lines(n):
+        return _skipped([{"check": "leakage", "skipped": True, "reason": "no test split", "variant": f"v{k}"}
+                         for k in range(n)])
+
+    assert lines(6) == ["- `leakage` on `v0`, `v1`, `v2`, `v3`, `v4`, `v5`: no test split."]
+    assert lines(7) == ["- `leakage` on `v0`, `v1`, `v2`, `v3`, `v4`, `v5` and 1 more: no test split."]
