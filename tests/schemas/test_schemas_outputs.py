@@ -245,3 +245,35 @@ def test_an_export_is_verified_when_each_variant_is_read(tmp_path):
     with pytest.raises(IntegrityError, match="hin_Latn/train.parquet: differs"):
         ds.tables["hin_Latn"]
     load_dataset_dir(out, variants=["hin_Deva"])  # a variant left as written is read
+
+
+def test_recovery_names_an_earlier_run_without_a_pid_and_finishes_a_committed_group(tmp_path, caplog):
+    (tmp_path / ".out.old").mkdir()  # an earlier version wrote no pid
+    pid = dead_pid()
+    group = tmp_path / f".out.{pid}.commit"
+    group.mkdir()
+    for member in ("b.json", "a.json"):
+        (group / member).write_text(member, encoding="utf-8")
+    with caplog.at_level("INFO", logger="schemas"):
+        done = recover(tmp_path, "out")
+    assert done == [f"finished replacing a.json, b.json in {tmp_path}, which run {pid} was killed doing",
+                    f"restored the previous {tmp_path / 'out'} from .out.old (an earlier run was killed while "
+                    "replacing it)"]
+    assert [r.getMessage() for r in caplog.records] == ["recovered: " + "; ".join(done)]
+    assert names(tmp_path) == ["a.json", "b.json", "out"]
+
+
+def test_the_folder_that_must_be_writable_is_the_parent_unless_the_names_go_inside(tmp_path, monkeypatch):
+    target = tmp_path / "out"
+    target.mkdir()
+    real_mkdir = os.mkdir
+
+    def mkdir(path, *args, **kwargs):  # the target itself refuses new entries; its parent does not
+        if Path(path).parent == target:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    assert check_writable(target) == target
+    with pytest.raises(OutputError, match=rf"^cannot write {target}: permission denied$"):
+        check_writable(target, inside=True)
