@@ -14,8 +14,8 @@ from data_cards.card import (CardContext, SplitTerms, _citation, _description, _
                              declared_references, front_matter, license_slug, references, render_card, tags)
 from data_cards.citations import Reference, cite
 from data_cards.sections import (_counts_block, _flatten, _records_table, _skipped, _status, agreement_section,
-                                 filters_section, leftover_lines, qc_section, romanization_section,
-                                 warnings_section)
+                                 baselines_section, filters_section, leftover_lines, qc_section,
+                                 romanization_section, warnings_section)
 from qc.result import CheckResult, skipped
 from schemas.licensing import LicenseOverride, combine
 
@@ -413,3 +413,10 @@ def test_a_skipped_check_lists_six_variants_and_counts_the_rest_from_the_seventh
 
     assert lines(6) == ["- `leakage` on `v0`, `v1`, `v2`, `v3`, `v4`, `v5`: no test split."]
     assert lines(7) == ["- `leakage` on `v0`, `v1`, `v2`, `v3`, `v4`, `v5` and 1 more: no test split."]
+
+
+def test_a_baseline_without_both_bounds_or_a_count_shows_its_accuracy_alone_and_n_unknown():
+    text = baselines_section({"results": [{"variant": "eng_Latn", "baseline": "majority", "accuracy": 0.25,
+                                           "ci_low": 0.2}]})
+    assert text.splitlines() == ["Accuracy on the scored split, with 95% confidence intervals.", "",
+                                 "| variant | majority |", "| --- | ---: |", "| `eng_Latn` | 25.0 (n=?) |"]

@@ -207,3 +207,20 @@ def test_the_export_input_keeps_the_hub_repo_the_name_given_the_credit_and_the_c
     assert read_input(built, tmp_path / "out").pretty_name == "SIB-200 (1 language variant)"
     sib = read_input(built, tmp_path / "out", schema="sib200")  # SIB-200's own schema keeps labels as text
     assert sib.class_labels is None and sib.labels == ["science"]
+
+
+def test_the_writers_defaults_give_no_lm_eval_tasks_no_failing_gate_and_refuse_another_commands_output(tmp_path):
+    from builder.export.writer import write_export
+
+    source = read_input(_credited(tmp_path / "built"), tmp_path / "out")
+    files, tasks = write_export(source, tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert tasks == [] and not (tmp_path / "out" / "lm_eval").exists() and "hin_Deva/train.parquet" in files
+    assert manifest["lm_eval_tasks"] == [] and manifest["card"]["gate_failing_allowed"] is False
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".builder.json").write_text('{"command": "assemble"}', encoding="utf-8")
+    (other / "train.parquet").write_bytes(b"PAR1")
+    with pytest.raises(UsageError, match="it is not an earlier export output"):
+        write_export(source, other)
+    assert sorted(p.name for p in other.iterdir()) == [".builder.json", "train.parquet"]
