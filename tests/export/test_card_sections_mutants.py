@@ -420,3 +420,19 @@ def test_a_baseline_without_both_bounds_or_a_count_shows_its_accuracy_alone_and_
                                            "ci_low": 0.2}]})
     assert text.splitlines() == ["Accuracy on the scored split, with 95% confidence intervals.", "",
                                  "| variant | majority |", "| --- | ---: |", "| `eng_Latn` | 25.0 (n=?) |"]
+
+
+def test_the_baselines_table_has_a_column_per_baseline_and_leaves_a_missing_score_empty():
+    rows = [{"variant": "hin_Deva", "baseline": "majority", "split": "test", "accuracy": 0.25, "n": 4},
+            {"variant": "hin_Deva", "baseline": "tfidf", "split": "dev", "accuracy": 0.5, "n": 4},
+            {"variant": "eng_Latn", "baseline": "tfidf", "split": "test", "accuracy": 0.75, "n": 4}]
+    assert baselines_section({"results": rows}).splitlines() == [
+        "Accuracy on the dev, test split, with 95% confidence intervals.", "",
+        "| variant | majority | tfidf |", "| --- | ---: | ---: |",
+        "| `eng_Latn` |  | 75.0 (n=4) |",
+        "| `hin_Deva` | 25.0 (n=4) | 50.0 (n=4) |"]
+
+
+def test_a_source_name_with_underscores_finds_its_reference_as_with_hyphens():
+    assert cite("SIB_200") == cite("sib-200") == cite("sib200") is not None
+    assert cite(" Flores_200 ") == cite("flores200") is not None
