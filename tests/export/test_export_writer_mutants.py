@@ -224,3 +224,27 @@ def test_the_writers_defaults_give_no_lm_eval_tasks_no_failing_gate_and_refuse_a
     with pytest.raises(UsageError, match="it is not an earlier export output"):
         write_export(source, other)
     assert sorted(p.name for p in other.iterdir()) == [".builder.json", "train.parquet"]
+
+
+def test_an_export_with_tasks_lists_them_reads_the_data_root_and_uses_the_schemas_split_names(tmp_path):
+    from builder.export.writer import write_export
+
+    built = tmp_path / "built"
+    (built / "hin_Deva").mkdir(parents=True)
+    for split in ("train", "dev", "test"):
+        rows = "".join(json.dumps({"index_id": i, "category": c, "text": f"Sentence {i}."}) + "\n"
+                       for i, c in enumerate(["science", "travel"]))
+        (built / "hin_Deva" / f"{split}.jsonl").write_text(rows, encoding="utf-8")
+    (built / "hin_Deva" / "variant.json").write_text(json.dumps({"license": "CC-BY-4.0", "source_name": "SIB-200"}),
+                                                     encoding="utf-8")
+    out = tmp_path / "out"
+    files, tasks = write_export(read_input(built, out, schema="sib200"), out, lm_eval=True,
+                                lm_eval_data_root="/data/sib")
+    assert tasks == ["built_hin_Deva"] and "lm_eval/built_hin_Deva.yaml" in files
+    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["lm_eval_tasks"] == tasks
+    task = (out / "lm_eval" / "built_hin_Deva.yaml").read_text(encoding="utf-8")
+    assert "    validation: /data/sib/hin_Deva/validation.parquet\n" in task and "fewshot_split: validation\n" in task
+    assert "they read the Parquet files under `/data/sib`" in (out / "README.md").read_text(encoding="utf-8")
+    assert (out / "hin_Deva" / "labels.txt").read_text(encoding="utf-8") == "science\ntravel\n"  # text labels
+    write_export(read_input(built, out), out)  # our schema types the labels: no labels.txt beside them
+    assert not (out / "hin_Deva" / "labels.txt").exists()
