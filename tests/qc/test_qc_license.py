@@ -115,3 +115,14 @@ def test_a_manifest_license_key_is_no_second_fallback(tmp_path):
     data = VariantData("hin_Deva", "topic", ds.tables["hin_Deva"], licenses=license_contexts(ds)["hin_Deva"])
     (r,) = license.run(data, {})
     assert (r.passed, r.reason, r.value) == (False, "no_license", 2)
+
+
+def test_every_standing_conflict_is_named_and_the_check_gives_the_first_failing_splits_reason():
+    frame = pd.DataFrame({"license": ["CC-BY-SA-4.0", "CC-BY-NC-4.0", "CC-BY-ND-4.0"]})
+    reason, text = license.split_license(frame, LicenseContext(), "train")
+    assert reason == "license_conflict" and text.count("; ") == 2
+    assert text.startswith("CC-BY-NC-4.0 AND CC-BY-ND-4.0 AND CC-BY-SA-4.0: CC-BY-ND-4.0 forbids sharing adapted "
+                           "data, so its records cannot be combined with others; CC-BY-SA-4.0 requires")
+    data = VariantData("hin_Deva", "topic", {"train": frame, "test": pd.DataFrame({"license": ["MIT"]})})
+    (result,) = license.run(data, {})
+    assert (result.passed, result.value, result.reason) == (False, 1, "license_conflict")
