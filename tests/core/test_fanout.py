@@ -715,3 +715,16 @@ def test_default_jobs_without_an_affinity_mask_is_the_cpu_count_or_one(monkeypat
     monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # not Linux
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
     assert fanout.default_jobs() == jobs
+
+
+def _double(x):
+    return 2 * x
+
+
+def test_an_address_without_ray_is_refused_and_progress_labels_default_to_the_task_index():
+    with pytest.raises(UsageError) as err:
+        fan_out(_double, [1], address="auto")
+    assert str(err.value) == "--address names a Ray cluster; it needs --backend ray"
+    seen = []
+    assert fan_out(_double, [3, 4], progress=lambda label, done, total: seen.append((label, done, total))) == [6, 8]
+    assert seen == [("0", 1, 2), ("1", 2, 2)]
