@@ -2,7 +2,10 @@
 the suggestion comes from the case-folded codes."""
 from __future__ import annotations
 
-from schemas.codes import nearest_codes
+import pytest
+
+from schemas.codes import check_language_code, nearest_codes
+from schemas.errors import SchemaError
 
 
 def test_a_language_name_in_any_case_suggests_its_code():
@@ -24,3 +27,10 @@ def test_suggestions_are_the_n_nearest_in_order():
 def test_an_unknown_language_in_a_known_script_keeps_the_script():
     # ISO 639-3 look-alikes of "zzz" combined with Armenian itself, not with scripts that look like "Armn"
     assert nearest_codes("zzz_Armn", 3) == ["hye_Armn", "zzj_Armn", "zza_Armn"]
+
+
+def test_a_refused_code_names_the_file_record_and_field_it_came_from():
+    with pytest.raises(SchemaError) as err:
+        check_language_code("nqo_Nkko", file="train.tsv", record="line 3")
+    assert (err.value.file, err.value.record, err.value.field) == ("train.tsv", "line 3", "language")
+    assert str(err.value).startswith("train.tsv, line 3, field language: ")
