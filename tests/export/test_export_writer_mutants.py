@@ -13,7 +13,7 @@ from types import SimpleNamespace as NS
 import pytest
 
 from builder.export.writer import (_labels, carried_reports, check_config_names, default_pretty_name, is_export,
-                                   read_input, slug)
+                                   read_input, slug, write_export)
 from schemas.dataset import load_dataset_dir
 from schemas.errors import LicenseError, SchemaError, UsageError
 
@@ -210,8 +210,6 @@ def test_the_export_input_keeps_the_hub_repo_the_name_given_the_credit_and_the_c
 
 
 def test_the_writers_defaults_give_no_lm_eval_tasks_no_failing_gate_and_refuse_another_commands_output(tmp_path):
-    from builder.export.writer import write_export
-
     source = read_input(_credited(tmp_path / "built"), tmp_path / "out")
     files, tasks = write_export(source, tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
@@ -227,8 +225,6 @@ def test_the_writers_defaults_give_no_lm_eval_tasks_no_failing_gate_and_refuse_a
 
 
 def test_an_export_with_tasks_lists_them_reads_the_data_root_and_uses_the_schemas_split_names(tmp_path):
-    from builder.export.writer import write_export
-
     built = tmp_path / "built"
     (built / "hin_Deva").mkdir(parents=True)
     for split in ("train", "dev", "test"):
