@@ -14,7 +14,7 @@ from data_cards.card import (CardContext, SplitTerms, _citation, _description, _
                              declared_references, front_matter, license_slug, references, render_card, tags)
 from data_cards.citations import Reference, cite
 from data_cards.sections import (_counts_block, _flatten, _records_table, _skipped, _status, agreement_section,
-                                 baselines_section, filters_section, leftover_lines, qc_section,
+                                 baselines_section, filters_section, leftover_lines, models_section, qc_section,
                                  romanization_section, warnings_section)
 from qc.result import CheckResult, skipped
 from schemas.licensing import LicenseOverride, combine
@@ -436,3 +436,22 @@ def test_the_baselines_table_has_a_column_per_baseline_and_leaves_a_missing_scor
 def test_a_source_name_with_underscores_finds_its_reference_as_with_hyphens():
     assert cite("SIB_200") == cite("sib-200") == cite("sib200") is not None
     assert cite(" Flores_200 ") == cite("flores200") is not None
+
+
+def test_the_models_table_without_settings_sorts_the_variants_and_marks_what_a_row_lacks():
+    rows = [{"variant": "hin_Deva", "accuracy": 0.25, "ci_low": 0.1, "n": 4},
+            {"variant": "eng_Latn", "accuracy": 0.5, "ci_low": 0.15, "ci_high": 0.85, "correct": 2, "n": 4,
+             "lm_eval_task": "s_eng_Latn"}]
+    assert models_section({"results": rows}).splitlines() == [
+        "`model` on this export's lm-eval tasks (`lm_eval/`), 0-shot, the test split: every test item. Accuracy is "
+        "lm-eval's `acc` (the choice of highest log-likelihood), with 95% confidence intervals.", "",
+        "| variant | task | accuracy | correct / n |", "| --- | --- | ---: | ---: |",
+        "| `eng_Latn` | `s_eng_Latn` | 50.0 [15.0, 85.0] | 2 / 4 |",
+        "| `hin_Deva` |  | 25.0 | ? / 4 |"]
+    settings = {"model": "M", "num_fewshot": 5, "limit": 8, "selection": "8 items"}
+    lines = models_section({"settings": settings, "results": [{"variant": "eng_Latn", "accuracy": 1.0}]}).splitlines()
+    assert lines[0] == (
+        "`M` on this export's lm-eval tasks (`lm_eval/`), 5-shot, the test split: 8 items. Accuracy is lm-eval's "
+        "`acc` (the choice of highest log-likelihood), with 95% confidence intervals; a limited run scores a "
+        "sample, so read the intervals.")
+    assert lines[-1] == "| `eng_Latn` |  | 100.0 | ? / ? |"
