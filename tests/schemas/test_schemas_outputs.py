@@ -13,8 +13,8 @@ import pytest
 
 from schemas.dataset import load_dataset_dir, manifest_verification
 from schemas.errors import ExitStatus, GateStatus, IntegrityError, OutputError, UsageError
-from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, recover, replace_files_together,
-                             staging_dir, written_by)
+from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, recover, replace_dir_atomic,
+                                     replace_files_together, staging_dir, written_by)
 
 TEMPORARY = (".tmp", ".staging", ".old", ".commit")
 
@@ -277,3 +277,22 @@ def test_the_folder_that_must_be_writable_is_the_parent_unless_the_names_go_insi
     assert check_writable(target) == target
     with pytest.raises(OutputError, match=rf"^cannot write {target}: permission denied$"):
         check_writable(target, inside=True)
+
+
+def test_a_swap_that_fails_puts_the_earlier_folder_back_and_names_the_output(tmp_path):
+    target = tmp_path / "out"
+    target.mkdir()
+    (target / "a.txt").write_text("earlier", encoding="utf-8")
+    with pytest.raises(OutputError) as err:
+        replace_dir_atomic(tmp_path / "never-written", target)  # the staging folder is not there
+    assert err.value.file == str(target)
+    assert names(tmp_path) == ["out"] and (target / "a.txt").read_text(encoding="utf-8") == "earlier"
+
+
+def test_a_folder_that_is_no_earlier_output_is_refused_in_the_plain_words(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(UsageError) as err:
+        check_replaceable(tmp_path / "out")
+    assert str(err.value) == (f"{tmp_path / 'out'}: a non-empty folder: it is not an earlier builder output, and the "
+                              "output folder is replaced as a whole, so choose a new or empty folder")
