@@ -14,8 +14,8 @@ from data_cards.card import (CardContext, SplitTerms, _citation, _description, _
                              declared_references, front_matter, license_slug, references, render_card, tags)
 from data_cards.citations import Reference, cite
 from data_cards.sections import (_counts_block, _flatten, _records_table, _skipped, _status, agreement_section,
-                                 baselines_section, filters_section, leftover_lines, models_section, qc_section,
-                                 romanization_section, warnings_section)
+                                 baselines_section, filters_section, intended_use_section, leftover_lines,
+                                 models_section, qc_section, romanization_section, warnings_section)
 from qc.result import CheckResult, skipped
 from schemas.licensing import LicenseOverride, combine
 
@@ -455,3 +455,18 @@ def test_the_models_table_without_settings_sorts_the_variants_and_marks_what_a_r
         "`acc` (the choice of highest log-likelihood), with 95% confidence intervals; a limited run scores a "
         "sample, so read the intervals.")
     assert lines[-1] == "| `eng_Latn` |  | 100.0 | ? / ? |"
+
+
+def test_the_intended_use_of_a_test_set_alone_and_of_a_train_and_test_set_without_a_dev_split():
+    overall = SimpleNamespace(commercial_use=True, research_only=False, share_alike=False, sources=[], terms="MIT")
+
+    def use(*splits):
+        ctx = SimpleNamespace(splits=[SimpleNamespace(split=s) for s in splits], overall=overall, kind="topic",
+                              override=None)
+        return intended_use_section(ctx).splitlines()
+
+    assert use("test", "test") == [
+        "- **Test set only**: this dataset is for evaluation. Do not train or tune on it; doing so contaminates the "
+        "benchmark.", "- Commercial use is permitted under the terms above."]
+    assert use("train", "test")[0] == ("- The `test` split is for evaluation only: do not train or tune on it. Use "
+                                       "`train` for fitting.")
