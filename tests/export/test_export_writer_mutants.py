@@ -8,6 +8,8 @@ sources; these add the edges.
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from types import SimpleNamespace as NS
 
 import pytest
@@ -244,3 +246,12 @@ def test_an_export_with_tasks_lists_them_reads_the_data_root_and_uses_the_schema
     assert (out / "hin_Deva" / "labels.txt").read_text(encoding="utf-8") == "science\ntravel\n"  # text labels
     write_export(read_input(built, out), out)  # our schema types the labels: no labels.txt beside them
     assert not (out / "hin_Deva" / "labels.txt").exists()
+
+
+def test_multiple_choice_tasks_under_belebeles_schema_read_its_column_names(tmp_path):
+    shutil.copytree(Path(__file__).parents[1] / "data" / "export" / "mc_small", tmp_path / "mc")
+    out = tmp_path / "out"
+    _, tasks = write_export(read_input(tmp_path / "mc", out, schema="belebele"), out, lm_eval=True)
+    template = (out / "lm_eval" / "_belebele_train_template_yaml").read_text(encoding="utf-8")
+    assert tasks == ["belebele_train_eng_Latn"]
+    assert 'doc_to_text: "P: {{flores_passage}}\\nQ: {{question.strip()}}\\nA: {{mc_answer1}}' in template
