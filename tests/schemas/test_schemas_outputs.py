@@ -296,3 +296,37 @@ def test_a_folder_that_is_no_earlier_output_is_refused_in_the_plain_words(tmp_pa
         check_replaceable(tmp_path / "out")
     assert str(err.value) == (f"{tmp_path / 'out'}: a non-empty folder: it is not an earlier builder output, and the "
                               "output folder is replaced as a whole, so choose a new or empty folder")
+
+
+def test_an_earlier_folder_that_cannot_be_put_back_is_kept_for_recovery(tmp_path, monkeypatch):
+    target, staging = tmp_path / "out", tmp_path / "new"
+    target.mkdir()
+    (target / "a.txt").write_text("earlier", encoding="utf-8")
+    real_replace = os.replace
+
+    def replace(src, dst):  # the swap fails, and so does putting the earlier folder back
+        if Path(dst) == target:
+            raise OSError(5, "Input/output error", str(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OutputError):
+        replace_dir_atomic(staging, target)
+    (backup,) = tmp_path.glob(".out.*.old")  # not removed: the next run restores it (recover)
+    assert (backup / "a.txt").read_text(encoding="utf-8") == "earlier"
+
+
+def test_an_earlier_folder_that_cannot_be_removed_does_not_fail_a_finished_swap(tmp_path, monkeypatch):
+    target, staging = tmp_path / "out", tmp_path / "new"
+    for folder, text in ((target, "earlier"), (staging, "new")):
+        (folder / "sub").mkdir(parents=True)
+        (folder / "sub" / "a.txt").write_text(text, encoding="utf-8")
+    real_rmdir = os.rmdir
+
+    def rmdir(path, *args, **kwargs):  # the earlier folder's removal fails half way
+        raise OSError(16, "Device or resource busy", str(path))
+
+    monkeypatch.setattr(os, "rmdir", rmdir)
+    replace_dir_atomic(staging, target)
+    monkeypatch.setattr(os, "rmdir", real_rmdir)
+    assert (target / "sub" / "a.txt").read_text(encoding="utf-8") == "new"
