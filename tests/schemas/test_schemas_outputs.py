@@ -330,3 +330,29 @@ def test_an_earlier_folder_that_cannot_be_removed_does_not_fail_a_finished_swap(
     replace_dir_atomic(staging, target)
     monkeypatch.setattr(os, "rmdir", real_rmdir)
     assert (target / "sub" / "a.txt").read_text(encoding="utf-8") == "new"
+
+
+@pytest.mark.parametrize("fault", ["replaced", "unlink fails"])
+def test_a_stale_lock_that_is_not_removed_is_not_reported_removed(tmp_path, monkeypatch, fault):
+    lock = tmp_path / ".out.lock"
+    lock.write_text("", encoding="utf-8")  # no process holds it: a killed run's
+    if fault == "replaced":  # another run replaced the lock file between the open and the check
+        real_stat = os.stat
+
+        def stat(path, *args, **kwargs):
+            found = real_stat(path, *args, **kwargs)
+            if Path(path) != lock:
+                return found
+            return os.stat_result((found.st_mode, found.st_ino + 1, *tuple(found)[2:]))
+
+        monkeypatch.setattr(os, "stat", stat)
+    else:
+        real_unlink = os.unlink
+
+        def unlink(path, *args, **kwargs):
+            if Path(path) == lock:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_unlink(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, "unlink", unlink)
+    assert recover(tmp_path, "out") == [] and lock.exists()
