@@ -49,8 +49,9 @@ Only the tests given run, so a survivor here may be killed by another test in th
 is a kill there too (mutmut stops at the first failing test as well). ``--record FILE`` lays the kills,
 with the hash of each mutated function, over a ledger of the same format, and ``restore --add FILE``
 lays that over the run's ledger: mutmut then keeps those kills where the function is unchanged and runs
-only the rest. A timeout (``--timeout``) or a pytest that stops without a verdict is reported on stderr
-and recorded as nothing.
+only the rest. The kills are laid over every 50 mutants and when the pass ends, also when it is stopped
+(Ctrl-C, SIGTERM), so a pass cut short keeps what it found. A timeout (``--timeout``) or a pytest that
+stops without a verdict is reported on stderr and recorded as nothing.
 
 ``run`` is ``mutmut run`` with two work-arounds applied in its own process (mutmut 3.8.1): its fork
 runner reaped a child it had not forked (a process a test started that ended later) and stopped with
@@ -399,6 +400,7 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
         as with mutmut's own runner); None past ``timeout`` seconds."""
         pid = os.fork()
         if pid == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the pass's handler, which saves its kills
             code = 3
             try:
                 os.environ["MUTANT_UNDER_TEST"] = mutant
@@ -423,27 +425,38 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
     if clean != 0:
         raise SystemExit("error: the tests fail with no mutant; run them in the tree to see why")
     survivors, killed, other = [], {}, []
-    for done, (module, m) in enumerate(names, 1):  # a survivor is printed when found: a pass can take an hour
-        started = time.monotonic()
-        code = exit_code(m)
-        if code == 0:
-            survivors.append(m)
-            print(m, flush=True)
-        elif code == 1:
-            killed.setdefault(module, {})[m] = time.monotonic() - started
-        else:  # a timeout, or pytest stopped (no test collected, an internal error): not a verdict
-            other.append(m)
-            print(f"{m}\t{'timeout' if code is None else f'pytest exit {code}'}", file=sys.stderr, flush=True)
-        if done % 50 == 0:
-            print(f"{done} of {len(names)} mutants run, {len(survivors)} survived", file=sys.stderr, flush=True)
+
+    def save() -> None:
+        """Lay the kills found so far over ``record`` (laying the same kill again changes nothing)."""
+        if record and killed:
+            top = {module: {"exit_code_by_key": dict.fromkeys(ms, 1), "durations_by_key": ms,
+                            "hash_by_function_name": hashes[module], "type_check_error_by_key": {},
+                            "estimated_durations_by_key": {}} for module, ms in killed.items()}
+            modules = laid_over(read_ledger(record) if record.exists() else {}, top)
+            write_ledger(record, modules, f"by benchmarks/mutation.py fast ({' '.join(pytest_args)})")
+
+    # a pass stopped part way (Ctrl-C, SIGTERM) keeps the kills it found: saved every 50 mutants and on the way out
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        for done, (module, m) in enumerate(names, 1):  # a survivor is printed when found: a pass can take an hour
+            started = time.monotonic()
+            code = exit_code(m)
+            if code == 0:
+                survivors.append(m)
+                print(m, flush=True)
+            elif code == 1:
+                killed.setdefault(module, {})[m] = time.monotonic() - started
+            else:  # a timeout, or pytest stopped (no test collected, an internal error): not a verdict
+                other.append(m)
+                print(f"{m}\t{'timeout' if code is None else f'pytest exit {code}'}", file=sys.stderr, flush=True)
+            if done % 50 == 0:
+                save()
+                print(f"{done} of {len(names)} mutants run, {len(survivors)} survived", file=sys.stderr, flush=True)
+    finally:
+        save()
     print(f"{len(survivors)} of {len(names)} mutants survived the tests given"
           + (f"; {len(other)} gave no verdict" if other else ""))
     if record:
-        top = {module: {"exit_code_by_key": dict.fromkeys(ms, 1), "durations_by_key": ms,
-                        "hash_by_function_name": hashes[module], "type_check_error_by_key": {},
-                        "estimated_durations_by_key": {}} for module, ms in killed.items()}
-        modules = laid_over(read_ledger(record) if record.exists() else {}, top)
-        write_ledger(record, modules, f"by benchmarks/mutation.py fast ({' '.join(pytest_args)})")
         print(f"{sum(map(len, killed.values())):,} kills laid over {record}")
     return 0
 
