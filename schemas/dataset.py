@@ -40,7 +40,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .features import decode_class_labels
-from .errors import SchemaError, SourceError
+from .errors import SchemaError, SourceError, row_at
 from .names import check_name
 from .io import read_sib_tsv, read_text_utf8, require_path
 from .manifest import (_VERIFY, _check_listed, _verify_others, manifest_verification, split_files,
@@ -266,7 +266,7 @@ def _check_variant_name(name: str, where: Path, row=None, field=None) -> None:
     """A variant's name becomes a folder, a config, a task and a file name in every output: it must be a
     file name (:func:`schemas.names.check_name`), else a :class:`SchemaError` naming the file (and the row)."""
     check_name(name, what="variant name", file=where,
-               record=None if row is None else f"row {int(row) + 1}", field=field)
+               record=None if row is None else row_at(row), field=field)
 
 
 class UnknownVariantError(SchemaError):

@@ -190,6 +190,16 @@ class OutputError(ToolkitError):
         return cls(os_reason(err, target), file=target)
 
 
+def row_at(index: int) -> str:
+    """How an error names the record at ``index`` (counted from 0) of a table: ``row N``, counted from one, so
+    that ``row 1`` is the first record whatever the file or the error.
+
+    >>> row_at(0)
+    'row 1'
+    """
+    return f"row {int(index) + 1}"
+
+
 def os_reason(err: OSError, target=None) -> str:
     """Why an :class:`OSError` happened, in a few words (``permission denied``).
 

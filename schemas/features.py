@@ -158,7 +158,7 @@ def decode_class_labels(frame, arrow_schema, *, file=None):
     ``datasets`` does; the toolkit's own readers work with the names. An index
     outside the names is a :class:`~schemas.errors.SchemaError` naming the row.
     """
-    from .errors import SchemaError
+    from .errors import SchemaError, row_at
 
     for column, labels in class_label_names(arrow_schema).items():
         if column not in frame.columns or frame[column].dtype.kind not in "iu":
@@ -167,6 +167,6 @@ def decode_class_labels(frame, arrow_schema, *, file=None):
         bad = next((i for i, v in enumerate(values) if not 0 <= v < len(labels)), None)
         if bad is not None:
             raise SchemaError(f"label index {values[bad]} is outside the {len(labels)} ClassLabel names",
-                              file=file, record=f"row {bad + 1}", field=column)
+                              file=file, record=row_at(bad), field=column)
         frame[column] = [labels[v] for v in values]
     return frame

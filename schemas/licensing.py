@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .runtime.provenance import recorded_path
-from .errors import LicenseError, ToolkitError
+from .errors import LicenseError, ToolkitError, row_at
 from .license_registry import get_license, known_ids
 from .license_terms import EMPTY, Terms, combine
 from .validate import Checker
@@ -192,9 +192,9 @@ class LicenseContext:
             for row, value in enumerate(lics):
                 if value is None or value != value or not str(value).strip():
                     raise LicenseError("record has no license id; every record needs one of: "
-                                       f"{', '.join(known_ids())}", file=path, record=f"row {row + 1}", field="license")
+                                       f"{', '.join(known_ids())}", file=path, record=row_at(row), field="license")
             for value in dict.fromkeys(lics):
-                get_license(value, file=path, record=f"row {lics.index(value) + 1}")
+                get_license(value, file=path, record=row_at(lics.index(value)))
             pairs, origin, declared = zip(sources or [default] * len(lics), lics), COLUMN, None
         else:
             declared, origin, at = self.declared()

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from schemas.io import read_text_utf8
 from schemas.tables import jsonl_lines, parse_table
-from schemas.errors import SchemaError, UsageError
+from schemas.errors import SchemaError, UsageError, row_at
 
 from .parsing import FAILURE_KINDS_MC, FAILURE_KINDS_TOPIC, LETTERS, parse_letter, parse_topic
 from .stats import accuracy_ci
@@ -95,9 +95,9 @@ def read_prediction_rows(path: str | Path) -> list[dict[str, str]]:
         rows = [dict(zip(table.header, row.fields)) for row in table.rows]
     else:
         raise UsageError(f"prediction files must be .jsonl, .json, .tsv or .csv; found {path.name}")
-    for i, r in enumerate(rows, 1):
+    for i, r in enumerate(rows):
         if not isinstance(r, dict):
-            raise SchemaError("expected one JSON object per row", file=path, record=f"row {i}")
+            raise SchemaError("expected one JSON object per row", file=path, record=row_at(i))
     if suffix == ".jsonl" and rows and all(k in rows[0] for k in LM_EVAL_SAMPLE_KEYS):
         rows = lm_eval_rows(rows, path)
     return text_columns(rows)

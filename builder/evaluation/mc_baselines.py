@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from schemas.errors import SchemaError, UsageError
+from schemas.errors import SchemaError, UsageError, row_at
 
 from .stats import chance_ci
 
@@ -68,7 +68,7 @@ def _gold(frame: pd.DataFrame) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         found = frame["correct_answer_num"].tolist()[i]  # a Python value: NumPy's repr is not the file's text
         raise SchemaError(f"correct_answer_num must be 1-4; found {found!r}",
-                          record=str(frame["question_id"].iloc[i]) if "question_id" in frame else f"row {i + 1}",
+                          record=str(frame["question_id"].iloc[i]) if "question_id" in frame else row_at(i),
                           field="correct_answer_num")
     return gold.astype(int)
 

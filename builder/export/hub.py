@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from schemas.errors import SchemaError, UsageError
+from schemas.errors import SchemaError, UsageError, row_at
 from schemas.features import table_features, with_features
 
 
@@ -90,7 +90,7 @@ def _class_labels(table: pa.Table, labels: list[str], where: Path) -> pa.Table:
     for row, value in enumerate(values):
         if value not in index:
             raise SchemaError(f"label {value!r} is not in the curated label list ({', '.join(labels)})",
-                              file=where, record=f"row {row + 1}", field="category")
+                              file=where, record=row_at(row), field="category")
         codes.append(index[value])
     return table.set_column(table.column_names.index("category"), "category", pa.array(codes, pa.int64()))
 

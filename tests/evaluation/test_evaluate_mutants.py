@@ -272,3 +272,13 @@ def test_a_gold_answer_outside_1_to_4_names_its_question_else_its_row_counted_fr
     with pytest.raises(SchemaError) as err:
         _gold(pd.DataFrame({"correct_answer_num": [2, "x"]}))
     assert str(err.value) == "row 2, field correct_answer_num: correct_answer_num must be 1-4; found 'x'"
+
+
+def test_a_prediction_file_entry_that_is_not_an_object_is_named_by_its_row_counted_from_one(tmp_path):
+    from builder.evaluation.llm_scoring import read_prediction_rows
+
+    path = tmp_path / "predictions.json"
+    path.write_text('[{"id": "1", "prediction": "A"}, 5]', encoding="utf-8")
+    with pytest.raises(SchemaError) as err:
+        read_prediction_rows(path)
+    assert str(err.value) == f"{path}, row 2: expected one JSON object per row"

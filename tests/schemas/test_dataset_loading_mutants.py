@@ -181,3 +181,11 @@ def test_columns_of_neither_kind_are_refused_naming_the_first_file_read(tmp_path
     with pytest.raises(SchemaError) as err:
         load_dataset_dir(tmp_path)
     assert err.value.file == str(path) and "columns match neither multiple-choice" in str(err.value)
+
+
+def test_a_bad_variant_name_in_a_language_column_is_named_by_its_row_counted_from_one(tmp_path):
+    rows = [{**ROWS[0], "language": "hin_Deva"}, {**ROWS[1], "language": "../escaped"}]
+    path = _jsonl(tmp_path / "all" / "train.jsonl", rows)
+    with pytest.raises(SchemaError) as err:
+        load_dataset_dir(tmp_path / "all")
+    assert (err.value.file, err.value.record, err.value.field) == (str(path), "row 2", "language")
