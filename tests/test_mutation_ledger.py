@@ -222,22 +222,28 @@ def test_under_mutmuts_stats_run_a_test_costs_the_setup_of_the_fixtures_it_uses(
     assert timed(item, 0.01) == 0.01
 
 
+def _clip_tree(tree: Path, test_body: str, pyproject: str = "") -> None:
+    """A project of one module, ``pkg/m.py`` (``clip(x) = max(0, x)``, five mutants), and one test of it,
+    ``tests/test_m.py``, whose body is ``test_body`` followed by ``assert clip(5) == 5``."""
+    (tree / "pkg").mkdir()
+    (tree / "tests").mkdir()
+    (tree / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["pkg"]\n' + pyproject, "utf-8")
+    (tree / "pkg" / "__init__.py").write_text("", "utf-8")
+    (tree / "pkg" / "m.py").write_text("def clip(x):\n    return max(0, x)\n", "utf-8")
+    (tree / "tests" / "test_m.py").write_text(
+        "import os\nimport signal\n\nfrom pkg.m import clip\n\n\ndef test_clip():\n" + test_body
+        + "    assert clip(5) == 5\n", "utf-8")
+
+
 def test_the_fast_pass_names_the_mutants_the_given_tests_miss_and_refuses_a_checkout(tmp_path):
     import subprocess
     import sys
 
     pytest.importorskip("mutmut")
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "tests").mkdir()
     # the project's own addopts spread tests over two xdist workers: the pass must still run them in its process
-    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["pkg"]\n\n[tool.pytest.ini_options]\n'
-                                             'addopts = "-n 2"\n', "utf-8")
-    (tmp_path / "pkg" / "__init__.py").write_text("", "utf-8")
-    (tmp_path / "pkg" / "m.py").write_text("def clip(x):\n    return max(0, x)\n", "utf-8")
-    (tmp_path / "tests" / "test_m.py").write_text(
-        "import os\n\nfrom pkg.m import clip\n\n\ndef test_clip():\n"
-        "    with open(os.path.join(os.path.dirname(__file__), 'pids'), 'a') as fh:\n"
-        "        fh.write(f'{os.getpid()} {os.getppid()}\\n')\n    assert clip(5) == 5\n", "utf-8")
+    _clip_tree(tmp_path, "    with open(os.path.join(os.path.dirname(__file__), 'pids'), 'a') as fh:\n"
+                         "        fh.write(f'{os.getpid()} {os.getppid()}\\n')\n",
+               pyproject='\n[tool.pytest.ini_options]\naddopts = "-n 2"\n')
     cmd = [sys.executable, str(ROOT / "benchmarks" / "mutation.py"), "fast", "--tree", str(tmp_path), "pkg/m.py",
            "--", "tests/test_m.py"]
     env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
@@ -290,16 +296,9 @@ def test_a_fast_pass_stopped_part_way_keeps_the_kills_it_found(tmp_path):
     import sys
 
     pytest.importorskip("mutmut")
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["pkg"]\n', "utf-8")
-    (tmp_path / "pkg" / "__init__.py").write_text("", "utf-8")
-    (tmp_path / "pkg" / "m.py").write_text("def clip(x):\n    return max(0, x)\n", "utf-8")
     # the last mutant's run stops the pass (SIGTERM to its process: SIGINT may be ignored under xdist) before its end
-    (tmp_path / "tests" / "test_m.py").write_text(
-        "import os\nimport signal\n\nfrom pkg.m import clip\n\n\ndef test_clip():\n"
-        "    if os.environ.get('MUTANT_UNDER_TEST', '').endswith('__mutmut_5'):\n"
-        "        os.kill(os.getppid(), signal.SIGTERM)\n    assert clip(5) == 5\n", "utf-8")
+    _clip_tree(tmp_path, "    if os.environ.get('MUTANT_UNDER_TEST', '').endswith('__mutmut_5'):\n"
+                         "        os.kill(os.getppid(), signal.SIGTERM)\n")
     record = tmp_path / "fast.tsv"
     env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "mutation.py"), "fast", "--tree", str(tmp_path),
