@@ -50,7 +50,8 @@ is a kill there too (mutmut stops at the first failing test as well). ``--record
 with the hash of each mutated function, over a ledger of the same format, and ``restore --add FILE``
 lays that over the run's ledger: mutmut then keeps those kills where the function is unchanged and runs
 only the rest. The kills are laid over every 50 mutants and when the pass ends, also when it is stopped
-(Ctrl-C, SIGTERM), so a pass cut short keeps what it found. A timeout (``--timeout``) or a pytest that
+(Ctrl-C, SIGTERM: one line says how far it got, the running mutant's process is ended, exit 130 or 143), so a
+pass cut short keeps what it found. A timeout (``--timeout``) or a pytest that
 stops without a verdict is reported on stderr and recorded as nothing.
 
 ``run`` is ``mutmut run`` with two work-arounds applied in its own process (mutmut 3.8.1): its fork
@@ -409,15 +410,21 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
             finally:
                 os._exit(code)
         deadline = time.monotonic() + timeout
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                return os.waitstatus_to_exitcode(status)
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return None
-            time.sleep(0.02)
+        try:
+            while True:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    return os.waitstatus_to_exitcode(status)
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.02)
+        except BaseException:  # the pass is stopped: its mutant's process goes with it
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return None
 
     os.environ["MUTANT_UNDER_TEST"] = ""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -436,7 +443,14 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
             write_ledger(record, modules, f"by benchmarks/mutation.py fast ({' '.join(pytest_args)})")
 
     # a pass stopped part way (Ctrl-C, SIGTERM) keeps the kills it found: saved every 50 mutants and on the way out
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    stopped = 0
+
+    def on_term(signum, frame):
+        nonlocal stopped
+        stopped = 128 + signum
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
     try:
         for done, (module, m) in enumerate(names, 1):  # a survivor is printed when found: a pass can take an hour
             started = time.monotonic()
@@ -452,8 +466,15 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
             if done % 50 == 0:
                 save()
                 print(f"{done} of {len(names)} mutants run, {len(survivors)} survived", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        stopped = stopped or 130
     finally:
         save()
+    if stopped:  # one line: how far it got, and what it kept
+        ran = len(survivors) + sum(map(len, killed.values())) + len(other)
+        print(f"stopped after {ran} of {len(names)} mutants, {len(survivors)} survived"
+              + (f"; {sum(map(len, killed.values())):,} kills laid over {record}" if record else ""), file=sys.stderr)
+        return stopped
     print(f"{len(survivors)} of {len(names)} mutants survived the tests given"
           + (f"; {len(other)} gave no verdict" if other else ""))
     if record:

@@ -306,5 +306,6 @@ def test_a_fast_pass_stopped_part_way_keeps_the_kills_it_found(tmp_path):
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert "mutants survived the tests given" not in done.stdout  # it did not reach its end
+    assert done.stderr == f"stopped after 4 of 5 mutants, 0 survived; 4 kills laid over {record}\n"  # one line
     (meta,) = mutation.read_ledger(record).values()
     assert sorted(meta["exit_code_by_key"]) == [f"pkg.m.x_clip__mutmut_{k}" for k in (1, 2, 3, 4)]
