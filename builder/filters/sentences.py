@@ -44,14 +44,15 @@ _CLOSE = r"[\p{SB=Close}\p{Pf}\p{Pe}]"
 _ABBR = "|".join(sorted(ABBREVIATIONS, key=len, reverse=True))
 
 
-def _boundary(term: str, aterm: str, sterm: str, close: str, lower: str, letter: str, flags: int = 0):
-    """The boundary pattern over the given character classes (each one a regex class, brackets included).
+def _boundary(term: str, aterm: str, sterm: str, close: str, lower: str, letter: str) -> str:
+    """The boundary pattern's source over the given character classes (each one a regex class, brackets
+    included).
 
     One regex, so counting runs in C: each match ends a sentence. The
     look-behinds sit after the dot, so they are only tried at a dot.
     """
     open_ = r"""(?:^|\s)["'(\[{“‘«¿¡]*"""  # start of a token, after any opening quotes or brackets
-    return regex.compile(
+    return (
         # two or more marks ("?!", "...") or one STerm mark ("!", "?", "।", "۔", "።" ...), then space or end
         rf"(?:{term}{{2,}}|{sterm}){close}*(?=\s|$)"
         # a single dot followed by space and a word that does not start in lower case (UAX #29 SB8) ...
@@ -61,7 +62,7 @@ def _boundary(term: str, aterm: str, sterm: str, close: str, lower: str, letter:
         # ... or a list number that opens a sentence ("1. Drink water.")
         rf"(?<!(?:^|{term}{close}*\s+)\(?\d{{1,3}}\)?{aterm}){close}*"
         # CJK full stops and marks end a sentence without a following space
-        rf"|[。！？｡]+{close}*", flags)
+        rf"|[。！？｡]+{close}*")
 
 
 def _ascii(unicode_class: str) -> str:
@@ -70,16 +71,25 @@ def _ascii(unicode_class: str) -> str:
     return "[" + ("".join(regex.escape(c) for c in chars) or r"^\x00-\x7f") + "]"
 
 
+#: the classes the boundary pattern is built from: terminal marks, the dot, the other terminal marks,
+#: closing punctuation, a lower-case letter, any letter.
+_CLASSES = (_TERM, _ATERM, r"\p{SB=STerm}", _CLOSE, r"\p{Ll}", r"\p{L}")
+
+
 def _patterns():
     """The boundary pattern over the Unicode classes, and over their ASCII members for ASCII text: twice as
     fast there (most passages are ASCII), with ``\\s``, ``\\w`` and ``\\d`` the same sets on ASCII text in both."""
-    classes = (_TERM, _ATERM, r"\p{SB=STerm}", _CLOSE, r"\p{Ll}", r"\p{L}")
-    return _boundary(*classes), _boundary(*map(_ascii, classes), flags=regex.ASCII)
+    return regex.compile(_boundary(*_CLASSES)), regex.compile(_boundary(*map(_ascii, _CLASSES)), regex.ASCII)
 
 
 _BOUNDARY, _ASCII_BOUNDARY = _patterns()
 #: any terminal mark; every boundary holds at least one, so their number bounds the count.
 _MARK = regex.compile(rf"{_TERM}|[。！？｡]")
+
+
+def _boundaries(text: str):
+    """The boundaries of ``text``, in order: the ASCII pattern's on ASCII text, else the Unicode one's."""
+    return (_ASCII_BOUNDARY if text.isascii() else _BOUNDARY).finditer(text)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -93,7 +103,7 @@ def split_sentences(text: str) -> list[str]:
     ['آج موسم اچھا ہے۔', 'کل بارش ہوگی۔']
     """
     sentences, start = [], 0
-    for match in (_ASCII_BOUNDARY if text.isascii() else _BOUNDARY).finditer(text):
+    for match in _boundaries(text):
         piece = text[start:match.end()].strip()
         if piece:
             sentences.append(piece)
@@ -117,8 +127,8 @@ def count_sentences(text: str, *, above: int | None = None) -> int:
     >>> count_sentences("One. Two. Three. Four.", above=1)
     2
     """
-    n, end, stop = 0, 0, -1 if above is None else above + 1
-    for match in (_ASCII_BOUNDARY if text.isascii() else _BOUNDARY).finditer(text):
+    n, end, stop = 0, 0, 0 if above is None else above + 1  # n is never 0 at a match: no stop
+    for match in _boundaries(text):
         n, end = n + 1, match.end()
         if n == stop:
             return n

@@ -408,6 +408,32 @@ def test_each_class_of_the_ascii_pattern_holds_the_ascii_members_of_the_unicode_
         assert not regex.fullmatch(ascii_class, "\u0964")  # nothing beyond ASCII
 
 
+@pytest.mark.parametrize("unicode_class", [r"\p{Script=Devanagari}", r"[।॥]", r"\p{Lo}"])
+def test_a_class_with_no_ascii_member_gives_a_class_that_matches_no_ascii_character(unicode_class):
+    # every class the patterns use has ASCII members; one without any must match no character of ASCII text
+    import regex
+
+    from builder.filters import sentences
+
+    ascii_class = sentences._ascii(unicode_class)
+    assert not [c for c in range(128) if regex.fullmatch(ascii_class, chr(c))]
+
+
+@pytest.mark.parametrize("text, sentences", [
+    ("राम घर गया। वह खुश था। क्या तुम आओगे?", ["राम घर गया।", "वह खुश था।", "क्या तुम आओगे?"]),
+    ("我喜欢读书。你呢？", ["我喜欢读书。", "你呢？"]),
+    ("Ο καιρός είναι καλός. Πάμε;", ["Ο καιρός είναι καλός.", "Πάμε;"]),
+    ("One. Two. Three. Four. Five.", ["One.", "Two.", "Three.", "Four.", "Five."]),
+])
+def test_split_and_count_agree_beyond_ascii(text, sentences):
+    # text beyond ASCII goes through the Unicode pattern: the ASCII one knows no danda, CJK mark or ";"
+    from builder.filters.sentences import count_sentences, split_sentences
+
+    assert split_sentences(text) == sentences
+    assert count_sentences(text) == len(sentences) == count_sentences(text, above=len(sentences))
+    assert count_sentences(text, above=1) == 2
+
+
 # --- a new filter declares its scope and runs through the one runner ----------------------------------------
 
 class QuestionMark(Filter):
