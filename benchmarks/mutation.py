@@ -9,7 +9,7 @@ linked to most mutants can be seen before hours are spent on it.
 Run it in the folder that holds ``mutants/`` once mutmut has printed "Running clean tests"::
 
     python benchmarks/mutation.py cost [--exclude REGEX] [--top 25]
-    python benchmarks/mutation.py verdicts [--add FILE]
+    python benchmarks/mutation.py verdicts [--add FILE] [--reasons FILE]
     python benchmarks/mutation.py recheck [PATTERN]
     python benchmarks/mutation.py save [--ledger FILE]
     python benchmarks/mutation.py restore [--ledger FILE] [--add FILE] [--rerun-survivors PATTERN]
@@ -21,7 +21,10 @@ would, and reports how many mutants would be left with no test.
 
 ``verdicts`` prints mutmut's verdicts so far per mutated module as a Markdown table (run, killed,
 survived, timeouts, no test, not yet checked, and the wall seconds mutmut recorded for them), the table
-docs/testing.md gives for a whole run.
+docs/testing.md gives for a whole run. ``--reasons docs/mutation-survivors.tsv`` adds the reviewed
+survivors per category (equivalent, unobservable, out of run, killable) and lists on stderr each survivor
+with no reason at its function's present hash (a function edited since its review is reviewed again);
+it then exits 1.
 
 ``recheck`` runs each surviving mutant (those whose name matches the ``fnmatch`` pattern) against its
 linked tests again, in a fresh pytest process instead of a process forked from mutmut's. mutmut forks
@@ -117,7 +120,10 @@ def verdicts(root: Path, added: tuple[Path, ...] = ()) -> list[dict]:
                  and hashes.get(_function_key(name)) == top["hash_by_function_name"].get(_function_key(name))})
         count = Counter(status_by_exit_code[code] for code in data["exit_code_by_key"].values())
         run = sum(n for verdict, n in count.items() if verdict not in ("not checked", "no tests"))
+        hashes = data.get("hash_by_function_name", {})
         rows.append({
+            "survivors": {name: hashes.get(_function_key(name)) for name, code in data["exit_code_by_key"].items()
+                          if status_by_exit_code[code] == "survived"},
             "module": module,
             "mutants": sum(count.values()), "run": run, "killed": count["killed"],
             "survived": count["survived"], "timeout": count["timeout"], "no tests": count["no tests"],
@@ -127,19 +133,56 @@ def verdicts(root: Path, added: tuple[Path, ...] = ()) -> list[dict]:
     return rows
 
 
-def print_verdicts(rows: list[dict]) -> None:
+#: why a survivor is not a missed bug (or that it is one), the first word of a reason in the reasons file
+CATEGORIES = ("equivalent", "unobservable", "out of run", "killable")
+
+
+def read_reasons(path: Path) -> dict[str, tuple[str, str, str]]:
+    """The reviewed survivors: mutant -> (its function's hash when reviewed, category, reason).
+
+    One line a survivor, tab-separated: module, mutant, hash, category (one of :data:`CATEGORIES`), reason;
+    ``#`` lines are comments. A malformed line names its number.
+    """
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise SystemExit(f"{path}: cannot read the reasons ({exc.strerror})") from None
+    reasons = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 5 or fields[3] not in CATEGORIES or not fields[4].strip():
+            raise SystemExit(f"{path}:{number}: not a reason line (module, mutant, hash, one of "
+                             f"{', '.join(CATEGORIES)}, reason): {line[:80]!r}")
+        reasons[fields[1]] = (fields[2], fields[3], fields[4])
+    return reasons
+
+
+def unreviewed(rows: list[dict], reasons: dict[str, tuple[str, str, str]]) -> list[str]:
+    """The survivors of ``rows`` with no reason given at their function's present hash (edited since: again)."""
+    return [name for row in rows for name, digest in sorted(row["survivors"].items())
+            if reasons.get(name, (None,))[0] != digest]
+
+
+def print_verdicts(rows: list[dict], reasons: dict[str, tuple[str, str, str]] | None = None) -> None:
     cols = ["mutants", "run", "killed", "survived", "timeout", "other", "no tests", "not checked"]
-    print("| module | " + " | ".join(cols) + " | killed of run | wall s |")
-    print("| --- | " + " | ".join("---:" for _ in cols) + " | ---: | ---: |")
+    extra = [] if reasons is None else list(CATEGORIES) + ["no reason"]
+    print("| module | " + " | ".join(cols) + " | killed of run | wall s |" + "".join(f" {c} |" for c in extra))
+    print("| --- | " + " | ".join("---:" for _ in cols) + " | ---: | ---: |" + " ---: |" * len(extra))
     total = Counter()
     for row in rows + [None]:
         if row is None:
             row = {"module": "**all**", **total}
         else:
-            total.update({k: row[k] for k in cols + ["seconds"]})
+            if reasons is not None:
+                missing = unreviewed([row], reasons)
+                row = {**row, "no reason": len(missing), **Counter(
+                    reasons[name][1] for name in row["survivors"] if name not in missing)}
+            total.update({k: row.get(k, 0) for k in cols + extra + ["seconds"]})
         share = f"{row['killed'] / row['run']:.1%}" if row["run"] else "-"
         print(f"| {row['module']} | " + " | ".join(f"{row[k]:,}" for k in cols)
-              + f" | {share} | {row['seconds']:,.0f} |")
+              + f" | {share} | {row['seconds']:,.0f} |" + "".join(f" {row.get(c, 0):,} |" for c in extra))
 
 
 def survivors(root: Path, pattern: str = "*") -> list[str]:
@@ -489,9 +532,14 @@ def main(argv=None) -> int:
     cost = sub.add_parser("cost", help="the linked test time per mutant, from mutmut's stats")
     cost.add_argument("--exclude", default=None, help="drop the tests whose node id matches this regular expression")
     cost.add_argument("--top", type=int, default=25, help="list this many of the costliest tests")
-    sub.add_parser("verdicts", help="mutmut's verdicts so far, per module").add_argument(
+    tally = sub.add_parser("verdicts", help="mutmut's verdicts so far, per module")
+    tally.add_argument(
         "--add", metavar="LEDGER", type=Path, action="append", default=[],
         help="a fast pass's ledger laid over the run's verdicts where the function is unchanged (repeatable)")
+    tally.add_argument(
+        "--reasons", type=Path, default=None,
+        help="the reviewed survivors (docs/mutation-survivors.tsv): count them per category, list the survivors "
+             "without a reason at their function's hash, and exit 1 if there is one")
     again = sub.add_parser("recheck", help="the survivors against their linked tests in a fresh process")
     again.add_argument("pattern", nargs="?", default="*", help="fnmatch pattern over mutant names (default: all)")
     again.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant (default: 600)")
@@ -535,8 +583,16 @@ def main(argv=None) -> int:
         ap.error(f"{args.mutants}: no mutmut-stats.json; run this where mutmut's mutants/ folder is, "
                  "once mutmut has printed 'Running clean tests'")
     if args.command == "verdicts":
-        print_verdicts(verdicts(args.mutants, tuple(args.add)))
-        return 0
+        rows = verdicts(args.mutants, tuple(args.add))
+        reasons = None if args.reasons is None else read_reasons(args.reasons)
+        print_verdicts(rows, reasons)
+        missing = [] if reasons is None else unreviewed(rows, reasons)
+        for name in missing:
+            print(f"no reason: {name}", file=sys.stderr)
+        if missing:
+            print(f"{len(missing):,} survivors have no reason in {args.reasons} at their function's present hash",
+                  file=sys.stderr)
+        return 1 if missing else 0
     if args.command == "recheck":
         return recheck(args.mutants, args.pattern, args.timeout)
 

@@ -115,6 +115,49 @@ def test_the_verdicts_with_a_fast_ledger_count_its_kills_only_where_the_function
     assert (after["killed"], after["survived"], after["not checked"], after["no tests"]) == (3, 0, 0, 1)
 
 
+def test_every_survivor_needs_a_reason_given_at_its_functions_present_hash(tmp_path, capsys):
+    pytest.importorskip("mutmut")
+    root = tmp_path / "run"
+    write_metas(root, {**META, "schemas/codes.py": {**META["schemas/codes.py"], "exit_code_by_key": {
+        "schemas.codes.x_nearest_codes__mutmut_7": 0, "schemas.codes.x_nearest_codes__mutmut_8": 0}}})
+    (root / "mutmut-stats.json").write_text("{}", "utf-8")  # the command reads a run's folder only
+    reasons = tmp_path / "reasons.tsv"
+    reasons.write_text(
+        "# reviewed survivors\n"
+        "builder/release/plan.py\tbuilder.release.plan.x_plan__mutmut_2\taa11\tequivalent\tsorted twice\n"
+        "schemas/codes.py\tschemas.codes.x_nearest_codes__mutmut_7\tcc33\tunobservable\ta cache size\n"
+        "schemas/codes.py\tschemas.codes.x_nearest_codes__mutmut_8\told0\tequivalent\treviewed before an edit\n",
+        "utf-8")
+    rows = mutation.verdicts(root)
+    assert mutation.unreviewed(rows, mutation.read_reasons(reasons)) == ["schemas.codes.x_nearest_codes__mutmut_8"]
+
+    assert mutation.main(["--mutants", str(root), "verdicts", "--reasons", str(reasons)]) == 1
+    out, err = capsys.readouterr()
+    table = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ") for line in out.splitlines()}
+    assert table["module"][-5:] == ["equivalent", "unobservable", "out of run", "killable", "no reason"]
+    assert table["builder/release/plan.py"][-5:] == ["1", "0", "0", "0", "0"]
+    assert table["schemas/codes.py"][-5:] == ["0", "1", "0", "0", "1"]
+    assert table["**all**"][-5:] == ["1", "1", "0", "0", "1"]
+    assert err.splitlines() == ["no reason: schemas.codes.x_nearest_codes__mutmut_8",
+                                f"1 survivors have no reason in {reasons} at their function's present hash"]
+
+    reasons.write_text(reasons.read_text("utf-8").replace("old0", "cc33"), "utf-8")
+    assert mutation.main(["--mutants", str(root), "verdicts", "--reasons", str(reasons)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("line", [
+    "schemas/codes.py\tschemas.codes.x_f__mutmut_1\tcc33\tprobably fine\twhy",   # no such category
+    "schemas/codes.py\tschemas.codes.x_f__mutmut_1\tcc33\tequivalent\t ",       # no reason
+    "schemas/codes.py\tschemas.codes.x_f__mutmut_1\tequivalent\twhy",            # a field missing
+])
+def test_a_malformed_reason_line_names_its_file_and_number(tmp_path, line):
+    reasons = tmp_path / "reasons.tsv"
+    reasons.write_text("# reviewed survivors\n" + line + "\n", "utf-8")
+    with pytest.raises(SystemExit, match=rf"^{reasons}:2: not a reason line .*'schemas/codes.py"):
+        mutation.read_reasons(reasons)
+
+
 def test_a_restore_into_a_generated_mutants_folder_is_refused(tmp_path):
     write_metas(tmp_path / "old", META)
     ledger = tmp_path / "run.tsv"
