@@ -293,7 +293,7 @@ def locate_misalignment(target: Sequence[str], english: Mapping[int, str], n_exp
     breaks = []
     shift = 0
     for e, (pos, mv, i, j) in enumerate(events):
-        lo = events[e - 1][2] + 1 if e else 0  # window: between the neighbouring breaks
+        lo = min(events[e - 1][2] + 1, i) if e else 0  # window: between the neighbouring breaks (a line can hold two)
         hi = events[e + 1][2] if e + 1 < len(events) else n
         p0 = prefix(shift)
         if mv == _MISSING:

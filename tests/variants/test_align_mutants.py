@@ -216,6 +216,15 @@ def test_the_last_line_missing_is_found_with_no_line_after_it():
     assert locate_misalignment(target[:-1], english, 200) == [Break("missing", 199, 199, 199, None)]
 
 
+@pytest.mark.parametrize("at, k", [(0, 2), (0, 3), (1, 2), (70, 2), (70, 3), (196, 3), (197, 2), (197, 3), (198, 2)])
+def test_consecutive_missing_lines_are_each_a_break_at_the_line_they_are_missing_from(at, k):
+    # k English lines missing together, at the start, inside or at the very end of a file: the second break's
+    # window once began past the end of the file, and a file missing its last two lines stopped with IndexError
+    english, target = _numbered()
+    got = locate_misalignment(target[:at] + target[at + k:], english, 200)
+    assert got == [Break("missing", at, at, at + m, at + m + 1 if at + k < 200 else None) for m in range(k)]
+
+
 def test_counts_further_apart_than_the_limit_are_not_located():
     english, target = _numbered()
     short = target[:100] + target[110:]
