@@ -215,7 +215,9 @@ def run_task(task: Task):
     chain = Chain(steps[:task.stop], 0, ctx)
     digest = steps[task.stop] if task.stop < len(steps) and steps[task.stop].scope == "source" else None
     pre = precomputed(steps, task.stop)
-    meta = not pre and any(step.uses_meta for step in steps[task.stop:])
+    # meta for what this process runs: the source step's where() (it names a first record), and the steps
+    # after it unless their verdicts come from here
+    meta = any(step.uses_meta for step in (steps[task.stop:task.stop + 1] if pre else steps[task.stop:]))
 
     def pack(items, read):
         out = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct, it.file,

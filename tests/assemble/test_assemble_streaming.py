@@ -603,6 +603,43 @@ def test_the_workers_send_meta_to_a_step_that_reads_it_in_this_process(tmp_path,
     assert dropped == high and all(high.values())
 
 
+class OneQuestionPerLevel(Filter):
+    """A source step: keeps the first RACE question of each level (``item.meta``), names it by level and id."""
+
+    name = "one_per_level"
+    reasons = ("level_seen",)
+    scope = "source"
+
+    def key(self, item):
+        return item.meta.get("level")
+
+    def where(self, item):
+        return f"{item.meta.get('level')} {item.question_id}"
+
+    def repeated(self, first):
+        return "level_seen", f"level of {first}"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_source_step_that_reads_meta_gets_it_where_it_names_the_first_record(tmp_path, monkeypatch, jobs):
+    # the workers compute the step's keys and the item steps' verdicts; this process names each first record
+    # (where) when a later one repeats it, and gave where() a record without meta: "None high/..." in the ledger
+    monkeypatch.setitem(FILTERS, OneQuestionPerLevel.name, OneQuestionPerLevel)
+    recipe = recipe_from_dict({"name": "meta", "sources": [
+        {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train"},
+         "filters": ["one_per_level", "fill_in_blank"]}]})
+    reference = whole_splits(recipe, tmp_path / "whole")
+    monkeypatch.setattr(stream, "FILES_PER_TASK", 1)
+    _, manifest = assemble(recipe, tmp_path / "stream", jobs=jobs)
+    same_outputs(reference, tmp_path / "stream", parquet_bytes=True)
+    [seen] = [d for d in manifest["dropped"] if d["reason"] == "level_seen"]
+    assert seen["count"] == sum(len(json.loads(f.read_text(encoding="utf-8"))["questions"])
+                                for f in (SOURCES / "race" / "RACE" / "train").glob("*/*.txt")) - 2
+    lines = [json.loads(line) for line in (tmp_path / "stream" / "dropped.jsonl").read_text("utf-8").splitlines()]
+    named = {line["message"].split()[2] for line in lines if line["reason"] == "level_seen"}
+    assert named == {"high", "middle"}, named
+
+
 def row_text(row) -> int:
     return len(row["passage"]) + len(row["question"]) + sum(len(row[f"answer{k}"]) for k in range(1, 5))
 
