@@ -205,13 +205,13 @@ def build_summary(plan: Plan, *, gate_failing_allowed: bool, stopped_at_gate: bo
 
     outputs = {st.name: st.output for st in plan.stages}
 
-    def output(name: str) -> Path:  # a stage of this run: its output; any other: "-", where nothing is read
-        return outputs[name] if name in current else Path("-")
+    def read(name: str, *path: str):  # a file of a stage of this run; any other stage: nothing is read
+        return _json(outputs[name].joinpath(*path)) if name in current else None
 
     qc = _json(plan.qc.output / "qc_report.json") if plan.qc is not None and plan.qc.name in current else None
-    licenses = _json(output("licenses") / "licenses.json") or []
-    results = _json(output("baselines") / "results.json") or {}
-    model_results = _json(output("lm_eval") / "results" / "results.json") or {}
+    licenses = read("licenses", "licenses.json") or []
+    results = read("baselines", "results.json") or {}
+    model_results = read("lm_eval", "results", "results.json") or {}
     model_name = f"{(model_results.get('settings') or {}).get('model', 'model')} (lm-eval)"
     gate = _gate(qc, gate_failing_allowed)
     failing_by_variant: dict[str, list[str]] = {}

@@ -1090,6 +1090,21 @@ def test_the_summary_names_the_agreement_measures_and_what_they_were_measured_on
                          current={"agreement-eng_Latn", "dataset", "licenses"})["variants"][0]["baselines"] == []
 
 
+def test_a_stage_not_in_this_run_is_read_from_nowhere_not_from_the_working_folder(tmp_path, monkeypatch):
+    # a stage this run did not reach once read "-/licenses.json" and "-/results.json" in the working folder
+    plan = _agreement_plan(tmp_path / "release", sample=True)
+    stray = tmp_path / "cwd" / "-"
+    stray.mkdir(parents=True)
+    (stray / "licenses.json").write_text(json.dumps([{"variant": "fra_Latn", "split": "test", "records": 9,
+                                                      "terms": "MIT"}]), encoding="utf-8")
+    (stray / "results.json").write_text(json.dumps({"results": [{"variant": "eng_Latn", "baseline": "stray"}]}),
+                                        encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "cwd")
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current={"dataset"})
+    assert [(v["variant"], v["rows"], v["baselines"]) for v in summary["variants"]] == [
+        (code, {}, []) for code in sorted(plan.variants)]  # none of the stray files' rows, licenses or scores
+
+
 def test_an_agreement_stage_without_a_judgements_file_names_none(tmp_path):
     plan = _agreement_plan(tmp_path, sample=True)
     del plan.agreement.inputs["judgements"]
