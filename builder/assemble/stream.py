@@ -128,13 +128,16 @@ def precomputed(steps, stop: int) -> bool:
 
 
 def verdict(steps, stop: int, item):
-    """The first drop that ``steps[stop + 1:]`` make of ``item``: ``(position, reason, message)``, or None."""
+    """What ``steps[stop + 1:]`` make of ``item``: the first drop, ``(position, reason, message)``; else the
+    record as they leave it when one of them changed it (an item step may), or None when none did."""
+    given = item
     for position in range(stop + 1, len(steps)):
         got = steps[position].decide(item)
         if isinstance(got, (str, tuple)):
             reason, message = (got, "") if isinstance(got, str) else got
             return position, reason, message
-    return None
+        item = got
+    return None if item is given else item
 
 
 def plan(recipe, on_error: str, info: dict):
@@ -326,8 +329,8 @@ class _SplitRun:
             survivors = []
             for item in kept:
                 verdict = verdicts[id(item)]
-                if verdict is None:
-                    survivors.append(item)
+                if verdict is None or isinstance(verdict, RawMCItem):  # kept as it came, or as the steps changed it
+                    survivors.append(item if verdict is None else verdict)
                     continue
                 position, reason, message = verdict
                 self.ctx.ledger.position = position

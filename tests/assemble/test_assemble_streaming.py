@@ -15,6 +15,7 @@ the standard library on generated text.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -638,6 +639,37 @@ def test_a_source_step_that_reads_meta_gets_it_where_it_names_the_first_record(t
     lines = [json.loads(line) for line in (tmp_path / "stream" / "dropped.jsonl").read_text("utf-8").splitlines()]
     named = {line["message"].split()[2] for line in lines if line["reason"] == "level_seen"}
     assert named == {"high", "middle"}, named
+
+
+class UpperQuestion(Filter):
+    """An item step that changes the record it keeps (the question in capitals), as an item step may."""
+
+    name = "upper_question"
+    reasons = ("never",)
+    scope = "item"
+    uses_meta = False
+
+    def decide(self, item):
+        return dataclasses.replace(item, question=item.question.upper())
+
+
+@pytest.mark.parametrize("filters", [["upper_question"], ["duplicate_question", "upper_question"],
+                                     ["upper_question", "duplicate_question"],
+                                     ["duplicate_question", "upper_question", "fill_in_blank"]])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_record_an_item_step_changed_is_written_as_changed_wherever_the_step_runs(tmp_path, monkeypatch,
+                                                                                   filters, jobs):
+    # after a source step the workers decide the item steps; they sent the verdict and lost the changed record
+    monkeypatch.setitem(FILTERS, UpperQuestion.name, UpperQuestion)
+    recipe = recipe_from_dict({"name": "changed", "sources": [
+        {"name": "RACE", "reader": "race", "path": str(SOURCES / "race"), "splits": {"train": "train"},
+         "filters": filters}]})
+    reference = whole_splits(recipe, tmp_path / "whole")
+    monkeypatch.setattr(stream, "FILES_PER_TASK", 1)
+    assemble(recipe, tmp_path / "stream", jobs=jobs)
+    same_outputs(reference, tmp_path / "stream", parquet_bytes=True)
+    questions = pq.read_table(tmp_path / "stream" / "train.parquet").column("question").to_pylist()
+    assert questions and all(q == q.upper() for q in questions)
 
 
 def row_text(row) -> int:
