@@ -3,11 +3,14 @@ not given, the pairwise tables with missing ratings, the confusion list's length
 the report's keys, defaults and the measure its per-label intervals come from."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from annotation.agreement import agreement_report, confusions, library_fleiss, pairwise_tables
+from annotation.agreement import agreement_report, confusions, library_alpha, library_fleiss, pairwise_tables
 from annotation.bootstrap import bootstrap
-from annotation.importer import Annotations
+from annotation.importer import Annotations, from_judgements
+from schemas.records import Judgement as J
 
 LABELS = tuple("abcdef")
 
@@ -91,6 +94,8 @@ def test_a_report_of_one_item():
     rep = agreement_report(_ann([[0, 1]]), n_resamples=20)
     assert (rep["n_items"], rep["ratings_per_item"]) == (1, {"min": 2, "max": 2, "mean": 2.0})
     assert rep["per_category_measure"] == "fleiss_kappa_one_vs_rest"
+    # one pairable item whose two ratings use two labels: alpha is defined (0.0), not withheld
+    assert rep["krippendorff_alpha"] == 0.0 and library_alpha(np.array([[1, 1]])) == 0.0
 
 
 def test_where_fleiss_kappa_is_undefined_its_observed_and_expected_agreement_are_not_reported():
@@ -104,3 +109,22 @@ def test_where_fleiss_kappa_is_undefined_its_observed_and_expected_agreement_are
     assert rep["fleiss_kappa"] is None
     assert rep["observed_agreement"] == {"fleiss_kappa": None, "krippendorff_alpha": 1.0, "gwet_ac1": 1.0}
     assert rep["expected_agreement"] == {"fleiss_kappa": None, "krippendorff_alpha": 1.0, "gwet_ac1": 0.0}
+
+
+def test_a_report_where_every_rating_uses_one_label_warns_nothing():
+    # Fleiss' kappa is 0/0 there: the report gives the reason, and no NumPy RuntimeWarning reaches the caller
+    ann = from_judgements([J(str(i), a, "x") for i in range(3) for a in "ab"], labels=["x", "y"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = agreement_report(ann, n_resamples=20)
+        assert library_fleiss(np.array([[2, 0], [2, 0]])) == (None, "undefined: all ratings use one label")
+    assert rep["fleiss_kappa"] is None and rep["fleiss_kappa_reason"] == "undefined: all ratings use one label"
+
+
+def test_a_report_of_one_annotator_has_no_mean_kappa_and_warns_nothing():
+    # with no pair of annotators there is no kappa to average (and no mean of an empty list is taken)
+    ann = from_judgements([J("1", "a", "x"), J("2", "a", "y")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = agreement_report(ann, n_resamples=20)
+    assert rep["n_annotators"] == 1 and rep["mean_cohen_kappa"] is None

@@ -14,7 +14,9 @@ run and are kept as named regressions:
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import tempfile
 from collections import Counter
 from itertools import permutations
@@ -26,10 +28,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import builder.assemble.output as output
 import builder.assemble.stream as stream
+import builder.filters.runner as runner
 from builder.assemble import assemble
+from builder.assemble.output import Outputs, encode_rows
 from builder.assemble.shuffle import balanced_positions, shuffle_split
-from builder.filters import Ledger, StepContext, get_filter
+from builder.filters import FILTERS, Filter, FourOptions, Ledger, StepContext, get_filter
 from builder.filters.sentences import count_sentences, more_sentences_than, split_sentences
 from builder.filters.too_many_sentences import DEFAULT_MAX_SENTENCES, TooManySentences
 from builder.readers.base import RawMCItem
@@ -663,3 +668,143 @@ def test_a_count_that_stops_early_tells_more_than_above_apart_from_the_true_coun
             true = count_sentences(text)
             assert count_sentences(text, above=above) == min(true, above + 1)
             assert more_sentences_than(text, above) is (true > above)
+
+
+# --- the streaming assembly: where each step runs, what the workers send, the row groups ----------------
+
+def race_recipe(filters, splits=None, path=SOURCES / "race"):
+    return recipe_from_dict({"name": "race", "sources": [
+        {"name": "RACE", "reader": "race", "path": str(path), "splits": splits or {"train": "train"},
+         "filters": filters}]})
+
+
+def test_the_verdicts_after_a_source_step_are_precomputed_only_when_every_later_step_is_of_scope_item():
+    # precomputed(): a source step at ``stop``, then item steps only (mutants: another scope name, ``!=``,
+    # or the steps counted from ``stop - 1``)
+    dup, blank, complete = get_filter("duplicate_question"), get_filter("fill_in_blank"), get_filter("complete_options")
+    assert stream.precomputed([dup, FourOptions()], 0) is True
+    assert stream.precomputed([dup, blank, FourOptions()], 0) is True
+    assert stream.precomputed([blank, complete, dup, FourOptions()], 2) is True  # the steps before do not count
+    assert stream.precomputed([dup, complete, FourOptions()], 0) is False  # a passage step after it
+    assert stream.precomputed([blank, dup, FourOptions()], 0) is False  # no source step at stop
+    assert stream.precomputed([dup, FourOptions()], 2) is False  # nothing at stop
+
+
+def test_a_split_folder_without_files_assembles_as_an_empty_split(tmp_path):
+    # a split of a one-task source with no files is read from no file (mutant: from Path(""), the working folder)
+    shutil.copytree(SOURCES / "race" / "RACE" / "train", tmp_path / "RACE" / "train")
+    (tmp_path / "RACE" / "dev" / "high").mkdir(parents=True)
+    result, columns, ledger = assembled(race_recipe([], {"train": "train", "dev": "dev"}, tmp_path))
+    assert len(columns["train"]["question_id"]) == 22 and columns["dev"]["question_id"] == [] and ledger == []
+    assert (result.counts[("RACE", "dev")].read, result.counts[("RACE", "dev")].kept) == (0, 0)
+
+
+class FirstOfSplit(Filter):
+    """A split step: keeps the first record of its split (it needs the whole split, in reading order)."""
+
+    name = "first_of_split"
+    reasons = ("not_first",)
+    scope = "split"
+    uses_meta = False
+
+    def start(self, ctx):
+        super().start(ctx)
+        self.seen = False
+
+    def keep(self, item):
+        first, self.seen = not self.seen, True
+        return first or "not_first"
+
+
+@pytest.mark.parametrize("files", [1, 2, 3])
+def test_a_split_of_several_tasks_runs_its_split_steps_in_this_process(tmp_path, monkeypatch, files):
+    # only a split read by one task runs its split steps in the worker; with two tasks or more they run here,
+    # over the whole split (mutant: a split of exactly two tasks ran them per task, keeping a record per file)
+    monkeypatch.setitem(FILTERS, FirstOfSplit.name, FirstOfSplit)
+    monkeypatch.setattr(stream, "FILES_PER_TASK", 1)
+    for name in sorted(p.name for p in (SOURCES / "race" / "RACE" / "dev" / "middle").glob("*.txt"))[:files]:
+        (tmp_path / "RACE" / "dev" / "middle").mkdir(parents=True, exist_ok=True)
+        shutil.copy(SOURCES / "race" / "RACE" / "dev" / "middle" / name, tmp_path / "RACE" / "dev" / "middle")
+    result, columns, ledger = assembled(race_recipe(["first_of_split"], {"dev": "dev"}, tmp_path))
+    assert len(columns["dev"]["question_id"]) == 1
+    assert {d["reason"] for d in ledger} == {"not_first"} and len(ledger) == result.counts[("RACE", "dev")].read - 1
+
+
+@pytest.mark.parametrize("files_per_task", [1, 128])
+def test_this_process_takes_the_key_digests_the_workers_computed(monkeypatch, files_per_task):
+    # a worker hashes each record's key for the first source step and sends the digest; this process does not
+    # hash the keys again (mutants: no digest computed or sent, or the digests sent not handed to the chain)
+    calls = []
+    real = runner.key_digest
+    monkeypatch.setattr(runner, "key_digest", lambda step, it: calls.append(it.question_id) or real(step, it))
+    monkeypatch.setattr(stream, "FILES_PER_TASK", files_per_task)
+    recipe = race_recipe(["fill_in_blank", "duplicate_question"], {"train": "train", "dev": "dev"})
+    result, columns, _ = assembled(recipe, jobs=1)  # one process: the workers' calls would count here too
+    assert calls == []
+    assert len(columns["train"]["question_id"]) == result.counts[("RACE", "train")].kept > 0
+
+
+class MiddleOnly(Filter):
+    """An item step that reads ``item.meta``: keeps the RACE questions of the ``middle`` level."""
+
+    name = "middle_only"
+    reasons = ("not_middle",)
+    scope = "item"
+
+    def keep(self, item):
+        return item.meta.get("level") == "middle" or "not_middle"
+
+
+@pytest.mark.parametrize("files_per_task", [1, 128])
+def test_the_item_steps_after_a_source_step_are_decided_by_the_workers(monkeypatch, files_per_task):
+    # duplicate_question reads no meta, so the records come here without it; the item step after it is decided
+    # where the meta is, in the worker (mutants: this process ran it again, on records without meta, dropping all)
+    monkeypatch.setitem(FILTERS, MiddleOnly.name, MiddleOnly)
+    monkeypatch.setattr(stream, "FILES_PER_TASK", files_per_task)
+    result, columns, ledger = assembled(race_recipe(["duplicate_question", "middle_only"]), jobs=1)
+    assert len(columns["train"]["question_id"]) == 10  # the middle questions of train
+    assert all(qid.startswith("train/middle/") for qid in columns["train"]["question_id"])
+    assert Counter(d["reason"] for d in ledger) == {"not_middle": 12}
+
+
+def sent_meta(monkeypatch, tmp_path, filters, stop):
+    """The meta of each record a worker sends for RACE train's first task, run to ``stop``."""
+    recipe = race_recipe(filters)
+    monkeypatch.setattr(stream, "_STATE", [recipe, "raise", 0, tmp_path])
+    monkeypatch.setattr(stream, "_READERS", {})
+    files = tuple(str(p) for p in sorted((SOURCES / "race" / "RACE" / "train" / "middle").glob("*.txt")))
+    return [row[9] for _, rows, _ in stream.run_task(stream.Task(0, "train", files, stop)) for row in rows]
+
+
+def test_the_workers_send_meta_only_when_a_step_run_here_reads_it(monkeypatch, tmp_path):
+    # each record's meta travels to this process only for a step that reads it and runs here (mutant: always)
+    monkeypatch.setitem(FILTERS, MiddleOnly.name, MiddleOnly)
+    # complete_options (passage scope) on part of a split runs here; neither it nor four_options reads meta
+    assert sent_meta(monkeypatch, tmp_path, ["complete_options"], 0) == [None] * 10
+    # the item step after duplicate_question reads meta, but the worker decides it
+    assert sent_meta(monkeypatch, tmp_path, ["duplicate_question", "middle_only"], 0) == [None] * 10
+    # middle_only runs here after complete_options, and gets the meta
+    metas = sent_meta(monkeypatch, tmp_path, ["complete_options", "middle_only"], 0)
+    assert len(metas) == 10 and {m["level"] for m in metas} == {"middle"}
+
+
+def one_row(text: int) -> dict:
+    """The columns of one row with ``text`` characters of passage (no question, no answers)."""
+    return {"passage_id": ["p"], "question_id": ["q"], "passage": ["x" * text], "question": [""], "answer1": [""],
+            "answer2": [""], "answer3": [""], "answer4": [""], "correct_answer": [""], "correct_answer_num": [1],
+            "corpus": ["demo"], "file": ["f"], "record": ["#0"]}
+
+
+def test_a_row_group_counts_the_text_of_its_own_rows_from_zero(tmp_path, monkeypatch):
+    # the buffered text starts at 0 and is 0 again after each row group (mutants: 1): rows of text 4, 5, 1 reach
+    # 10 at the third row, then 9, 5 at the fifth
+    monkeypatch.setattr(output, "ROW_GROUP_TEXT", 10)
+    with contextlib.ExitStack() as stack:
+        outputs = Outputs(tmp_path, ["train"], ("parquet",), stack)
+        for text in (4, 5, 1, 9, 5):
+            encoded = encode_rows("train", "demo", "MIT", "eng_Latn", ("parquet",), one_row(text))
+            assert encoded.text == text
+            outputs.write("train", encoded)
+        outputs.finish()
+    meta = pq.ParquetFile(tmp_path / "train.parquet").metadata
+    assert [meta.row_group(k).num_rows for k in range(meta.num_row_groups)] == [3, 2]

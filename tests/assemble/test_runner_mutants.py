@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import builder.filters.runner as runner
 from builder.filters import Ledger, StepContext, get_filter
 from builder.filters.base import Filter
 from builder.filters.runner import Chain, SeenStore, StepLedger, _PerPassage, key_digest
@@ -144,3 +145,56 @@ def test_the_ledger_counts_every_drop_of_a_reason_and_keeps_them_in_order():
     assert ledger.entries == drops and len(ledger) == 4
     assert ledger.counts == {("RACE", "train", "fill_in_blank"): 3, ("RACE", "dev", "fill_in_blank"): 1}
     assert (ledger.dropped("RACE", "train"), ledger.dropped("RACE", "dev"), ledger.dropped("SciQ", "train")) == (3, 1, 0)
+
+
+def test_a_one_element_tuple_key_and_the_empty_tuple_have_different_digests():
+    # the first string of a tuple key is hashed after its length: without it, ("r",) hashes b"r" + b"()", the
+    # text the empty tuple (hashed as its repr, after b"r") gives
+    assert key_digest(Key(), ("r",)) != key_digest(Key(), ())
+    assert key_digest(Key(), ("r",)) == key_digest(Key(), ("r",))
+
+
+def test_a_store_given_a_path_writes_the_merged_texts_to_that_file(tmp_path, monkeypatch):
+    # SeenStore(path) keeps the texts naming first copies in that file, not in memory
+    monkeypatch.setattr(SeenStore, "RECENT", 2)
+    store = SeenStore(tmp_path / "seen.bin")
+    table = store.table("demo")
+    assert store.add(table, {b"a" * 16: "train 1.txt #0", b"b" * 16: "train 1.txt #1"}) == {}  # merged
+    store.file.flush()
+    texts = [b"train 1.txt #0", b"train 1.txt #1"]
+    assert (tmp_path / "seen.bin").read_bytes() == b"".join(len(t).to_bytes(4, "little") + t for t in texts)
+    assert store.add(table, {b"b" * 16: "dev 2.txt #0"}) == {b"b" * 16: "train 1.txt #1"}  # read back from it
+    store.close()
+
+
+def test_a_source_step_hashes_the_records_whose_digests_are_not_known():
+    # digests of None (a worker that computed none): the step hashes the keys itself, so two different
+    # questions are not taken for copies of each other
+    ledger = Ledger()
+    items = [item(record="#0"), item(question="How?", record="#1")]
+    kept = Chain([get_filter("duplicate_question")], 0, ctx(ledger)).feed(items, [None, None])
+    assert [it.record for it in kept] == ["#0", "#1"] and not ledger.entries
+
+
+def test_the_first_source_step_uses_the_digests_it_is_given_without_hashing_again(monkeypatch):
+    # the workers' digests reach the first source step, which does not recompute them (the keys are hashed once)
+    items = [item(record="#0"), item(record="#1"), item(question="How?", record="#2")]
+    step = get_filter("duplicate_question")
+    digests = [key_digest(step, it) for it in items]
+    calls = []
+    monkeypatch.setattr(runner, "key_digest", lambda step, it: calls.append(it.record) or key_digest(step, it))
+    ledger = Ledger()
+    kept = Chain([get_filter("duplicate_question")], 0, ctx(ledger)).feed(items, digests)
+    assert [it.record for it in kept] == ["#0", "#2"] and [d.record_id for d in ledger.entries] == ["#1"]
+    assert calls == []
+    Chain([get_filter("duplicate_question")], 0, ctx()).feed(items)  # no digests: the step hashes each key
+    assert calls == ["#0", "#1", "#2"]
+
+
+def test_a_chain_knows_whether_its_first_step_is_a_source_step():
+    # the assembly hands a worker's digests to a chain whose first step is of scope source, and only then
+    assert Chain([get_filter("duplicate_question")], 0, ctx()).first_is_source() is True
+    steps = [get_filter("fill_in_blank"), get_filter("duplicate_question")]
+    assert Chain(steps, 1, ctx()).first_is_source() is True
+    assert Chain(steps, 0, ctx()).first_is_source() is False
+    assert Chain([], 0, ctx()).first_is_source() is False

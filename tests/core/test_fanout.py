@@ -728,3 +728,50 @@ def test_an_address_without_ray_is_refused_and_progress_labels_default_to_the_ta
     seen = []
     assert fan_out(_double, [3, 4], progress=lambda label, done, total: seen.append((label, done, total))) == [6, 8]
     assert seen == [("0", 1, 2), ("1", 2, 2)]
+
+
+def meets_the_other_task(barrier, i):
+    barrier.wait(timeout=5)  # returns once both tasks are running at the same time
+    return i
+
+
+def test_each_worker_takes_one_task_at_a_time_so_two_tasks_run_side_by_side():
+    # pins chunksize=1: a worker holding a batch of two would run them one after the other
+    import multiprocessing
+
+    barrier = multiprocessing.get_context("fork").Barrier(2)
+    assert fan_out(meets_the_other_task, [0, 1], shared=barrier, jobs=2) == [0, 1]
+
+
+def test_the_ray_address_probe_reads_everything_after_the_first_scheme_separator_as_host_and_port(monkeypatch):
+    # pins the split at the first "://" only: the rest, another "://" included, is HOST:PORT
+    import socket
+
+    from schemas.runtime import fanout
+
+    calls = []
+
+    class Conn:
+        def close(self):
+            calls.append("closed")
+
+    monkeypatch.setattr(socket, "create_connection", lambda where, timeout: calls.append(where) or Conn())
+    fanout._probe("ray://x://h:1")
+    assert calls == [("x://h", 1), "closed"]
+
+
+def test_ordered_map_hands_the_next_real_task_to_the_worker_when_a_planning_error_comes_first():
+    # pins that a planning error is skipped over while tasks are handed out: two workers still get two tasks each
+    from schemas.runtime.fanout import ordered_map
+
+    pulled = []
+
+    def tasks():
+        yield SchemaError("planned badly")
+        for i in range(6):
+            pulled.append(i)
+            yield (f"t{i}", 1, [])
+
+    with pytest.raises(SchemaError, match="^planned badly$"):
+        next(ordered_map(parts, tasks(), jobs=2, depth=2))
+    assert pulled == [0, 1, 2, 3]

@@ -72,3 +72,11 @@ def test_names_of_any_letters_are_written_into_a_folder_made_on_the_way(tmp_path
     assert tasks == ["XNLI_X_Xxxx"]
     assert sorted(p.name for p in folder.iterdir()) == sorted(written) == [
         "XNLI_X_Xxxx.yaml", "_XNLI.yaml", "_XNLI_template_yaml", "_builder_data.py"]
+
+
+def test_a_topic_template_decontaminates_on_the_text_column(tmp_path):
+    # the written topic template turns decontamination on and names the column ``text`` as it is spelt
+    write_lm_eval(tmp_path, name="SIB", kind="topic", labels=["sports", "travel"],
+                  files={"fra_Latn": {"test": "fra_Latn/test.parquet"}}, data_root="/data")
+    doc = yaml.safe_load((tmp_path / "_SIB_template_yaml").read_text(encoding="utf-8"))
+    assert doc["should_decontaminate"] is True and doc["doc_to_decontamination_query"] == "text"

@@ -1054,3 +1054,16 @@ def test_the_closest_near_pairs_are_named_even_when_their_texts_sort_last():
     named = r.extra["near_named"]
     assert set(named[0]["ids"]) == {"train:7", "train:8"}
     assert [n["jaccard"] for n in named] == [p[0] for p in pairs[:10]]
+
+
+def test_pivot_answers_read_a_nullable_integer_column_with_a_missing_answer():
+    # pins that pd.NA (an Int64 column as read back from parquet) reads as a missing answer, not float(pd.NA)
+    def frame(answers):
+        return {"test": pd.DataFrame({"passage_id": [1, 1], "question_id": [1, 2], "correct_answer_num": answers})}
+
+    nullable = frame(pd.array([2, None], dtype="Int64"))
+    assert pivot_consistency.compare_to_pivot(nullable, nullable, "mc") == {"missing": 0, "extra": 0, "changed": 0,
+                                                                           "examples": []}
+    assert pivot_consistency.compare_to_pivot(nullable, frame([2.0, None]), "mc")["changed"] == 0
+    r = pivot_consistency.compare_to_pivot(nullable, frame([2, 3]), "mc")
+    assert (r["changed"], r["examples"]) == (1, ["changed test/1/2"])

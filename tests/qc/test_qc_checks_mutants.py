@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from oracles import stats
 from oracles import proportion_confint
+from sklearn.feature_extraction.text import CountVectorizer
 
-from qc import answer_balance, label_distribution, leakage
+from qc import answer_balance, bow_probe, duplicates, label_distribution, leakage
 from qc.config import default_config
 from qc.gate import QCReport, run_variant
 from qc.result import CheckResult, VariantData, skipped
+from qc.tokens import TokenCache
 
 
 def _mc(**splits) -> VariantData:
@@ -289,3 +292,70 @@ def test_why_the_chi_square_is_undefined_names_every_empty_split_and_four_unused
     assert label_distribution.chi2_undefined(two_empty) == "split 'dev', 'test' has no rows"
     unused = pd.DataFrame({"test": [1, 0, 0, 0, 0, 0], "train": [2, 0, 0, 0, 0, 0]}, index=list("abcdef"))
     assert label_distribution.chi2_undefined(unused) == "label 'b', 'c', 'd', 'e' is in no split"
+
+
+# --- bow_probe -----------------------------------------------------------------------------------------
+
+def test_the_probe_tokenises_each_distinct_text_once_in_the_variant_language():
+    # the words are cached under the variant's language (French), not under English and then again in French
+    rows = pd.DataFrame([{"passage_id": f"p{i}", "passage": "x", "question": "Laquelle ?", "answer1": "l'eau",
+                          "answer2": "le feu", "answer3": "la terre", "answer4": "l'air", "correct_answer_num": 1}
+                         for i in range(8)])
+    cache = TokenCache()
+    flat, lengths = bow_probe._documents(rows, "option", cache, "fra_Latn")  # what probe_accuracy reads
+    assert cache.size == 5  # the question and four options, each once
+    assert flat[:5] == ["l'", "eau", "le", "feu", "la"] and lengths.tolist() == [2, 2, 2, 2] * 8
+
+
+def test_count_matrix_keeps_words_that_differ_only_by_a_trailing_nul_apart_as_countvectorizer_does():
+    # the words are compared as Python strings (NumPy's fixed-width strings drop trailing NULs)
+    words = ["a\x00", "a"]
+    x = bow_probe.count_matrix(words, np.array([1, 1]))
+    ref = CountVectorizer(analyzer=lambda doc: doc).fit_transform([[w] for w in words])
+    assert x.shape == (2, 2) and x.toarray().tolist() == ref.toarray().tolist() == [[0, 1], [1, 0]]
+
+
+# --- duplicates ----------------------------------------------------------------------------------------
+
+DUP = {"max_exact": 0, "near_jaccard": 0.8, "max_near_share": 0.01, "shingle": 5, "num_perm": 32, "bands": 8}
+QUESTION = {"passage_id": "p1", "passage": "A short passage about a cat.", "question": "Who?", "answer1": "a",
+            "answer2": "b", "answer3": "c", "answer4": "d", "correct_answer_num": 1}
+
+
+def _shingle_jaccard(a: str, b: str, k: int = 5) -> float:
+    sa, sb = ({t[i:i + k] for i in range(len(t) - k + 1)} for t in (a, b))
+    return len(sa & sb) / len(sa | sb)
+
+
+def test_questions_without_a_question_id_are_numbered_by_row():
+    # a question's id is passage_id/row number when the rows have no question_id
+    data = VariantData("eng_Latn", "mc", {"test": pd.DataFrame([QUESTION, QUESTION])})
+    _, questions = duplicates.run(data, DUP)
+    assert questions.extra["exact_examples"] == [["test:p1/0", "test:p1/1"]]
+    assert questions.detail.startswith("1 exact duplicate(s) (max 0), first: test:p1/0 = test:p1/1; ")
+
+
+def test_a_passage_id_seen_twice_in_a_split_is_one_passage_even_with_two_texts():
+    # passages are told apart by their id: the first row's text stands for the id
+    rows = [QUESTION, {**QUESTION, "passage": "Another passage, a different one."}]
+    passages, _ = duplicates.run(VariantData("eng_Latn", "mc", {"test": pd.DataFrame(rows)}), DUP)
+    assert (passages.extra["distinct"], passages.extra["exact"]) == (1, 0)
+    assert passages.detail.endswith("involving 0.0% of 1 distinct passages (max 1%, within splits)")
+
+
+def test_a_group_of_twenty_texts_is_compared_pair_by_pair():
+    # up to 20 texts under one passage every pair is measured (no LSH, which can miss a pair)
+    base = "the quick brown fox jumps over the lazy dog near the river bank today"
+    texts = [base, base + "!"] + [f"filler sentence {i} " + "zq" * i for i in range(18)]
+    every = sorted((i, j) for i in range(20) for j in range(i + 1, 20) if _shingle_jaccard(texts[i], texts[j]) >= 0.5)
+    pairs = duplicates._within_groups(texts, ["p1"] * 20, {**DUP, "near_jaccard": 0.5})
+    assert sorted((i, j) for i, j, _ in pairs) == every
+    assert (2, 13, 0.5217) in pairs
+
+
+def test_exact_duplicate_groups_are_listed_in_the_order_of_their_text():
+    # groups of equal texts come sorted by text (alpha before beta), not in the order they first appear
+    frame = pd.DataFrame({"index_id": range(4), "text": ["beta text"] * 2 + ["alpha text"] * 2, "category": ["a"] * 4})
+    [r] = duplicates.run(VariantData("eng_Latn", "topic", {"test": frame}), DUP)
+    assert r.extra["exact_examples"] == [["test:2", "test:3"], ["test:0", "test:1"]]
+    assert r.detail.startswith("2 exact duplicate(s) (max 0), first: test:2 = test:3; test:0 = test:1; ")

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from qc import gate
 from qc.config import load_config
 from qc.gate import run_gate
 from schemas.dataset import load_dataset_dir
 
 SIB_FRA = Path(__file__).resolve().parents[1] / "data" / "sib200" / "annotated" / "fra_Latn"
+PIVOT = Path(__file__).resolve().parents[1] / "data" / "qc" / "pivot"
 
 # one elision at most every four words: each 13-word window of it holds one
 COPIED = ("L'homme d'affaires qu'il a vu hier soir l'a dit à l'enfant d'Anne, qu'elle n'a pas l'air d'être "
@@ -35,3 +37,13 @@ def test_a_french_topic_test_sentence_copied_into_train_is_contamination():
     assert (r.passed, r.reason) == (False, "test_ngrams_in_train")
     assert (r.extra["contaminated"], r.extra["passages"]) == (1, len(train))
     assert r.extra["examples"] == [COPIED[:80]]
+
+
+def test_the_gate_runs_every_variant_in_this_process_unless_given_jobs(monkeypatch):
+    # jobs defaults to 1: no worker processes, each variant's checks run here, in order
+    ran = []
+    monkeypatch.setattr(gate, "run_variant", lambda data, config: ran.append(data.variant) or [])
+    ds = load_dataset_dir(PIVOT)
+    report = run_gate(ds, load_config())
+    assert ran == ds.variants == ["eng_Latn", "fra_Latn", "hin_Deva"]
+    assert report.results == [] and report.variants == ds.variants

@@ -261,3 +261,124 @@ def test_the_key_pvalue_needs_four_options_in_order_and_one_correct_option():
     assert O._key_pvalue(laid_out.iloc[:7], values[:7], correct[:7], 0, 200) is None  # not four per question
     none_single = np.array([True, True, False, False, False, False, False, False])  # two correct, then none
     assert O._key_pvalue(laid_out, values, none_single, 0, 200) == 1.0
+
+
+# --- the randomization p-value at its edges (mutation testing, list T1) ---------------------------------
+
+def _rows(spec: str, unit: float = 1.0) -> np.ndarray:
+    """Option values written as digits, one group of four per question ("1300 1310" is two questions)."""
+    return np.array([[int(c) for c in r] for r in spec.split()], float) * unit
+
+
+def _key(spec: str) -> np.ndarray:
+    """The correct options written as digits 1-4, one per question."""
+    return np.arange(1, 5)[None, :] == np.array([int(c) for c in spec])[:, None]
+
+
+def _key_of(positions) -> np.ndarray:
+    return np.arange(4)[None, :] == np.asarray(positions)[:, None]
+
+
+def test_symmetric_options_without_a_third_moment_still_get_their_tail_sampled():
+    # pins that the gate and the first Newton step use the variance (sum of d**2), not the zero sum of d**3
+    values = np.array([[0, 1, 0, 1]] * 20, float)
+    correct = np.zeros((20, 4), bool)
+    correct[:17, 1] = True
+    correct[17:, 0] = True
+    p = O.randomization_pvalue(values, correct)
+    assert p == pytest.approx(0.00272211362356607, rel=1e-6)
+    assert 0 < p < 0.01
+
+
+def test_a_saddlepoint_where_the_tilted_variance_vanishes_falls_back_to_the_bracket():
+    # pins that Newton is taken only where K'' > 0: at K'' == 0 the step is the bisection/expansion, not 0 / 0
+    values = np.array([[1, 0, 0, 0]] * 4, float)
+    values[0] = [1, 1 - 1e-9, 0, 0]
+    correct = np.zeros((4, 4), bool)
+    correct[0, 1] = True
+    correct[1:, 0] = True
+    p = O.randomization_pvalue(values, correct)
+    assert p == pytest.approx(0.0078125000107, rel=1e-6)  # about 2 keys of 4^4 reach it: 2 / 256
+    assert 0 < p <= 1
+
+
+SADDLE_CASES = [("1300 1310 1220 0233 0003 2222", "222241", 0.008563124453639487),
+                ("0032 2130 1011 3200 0230 3300", "344131", 0.08719170452736541),
+                ("3320 1202 1030 3333 2333 2010 1030 0021 2131 2332 2121 3002 2132 2230", "13312133321133",
+                 6.385671056945522e-05)]
+
+
+@pytest.mark.parametrize("values,key,p", SADDLE_CASES)
+def test_the_saddlepoint_is_the_root_of_k_prime_and_gives_the_sampled_pvalue(values, key, p):
+    # pins the safeguarded Newton search: bisection at the midpoint, expansion 2t + 1, ending at K'(t) = s
+    v = _rows(values)
+    d = 4 / 3 * (v - v.mean(axis=1, keepdims=True))
+    s = abs(float(d[_key(key)].sum()))
+    for side in (d, -d):
+        if s < side.max(axis=1).sum():  # the tails that _upper_tail samples at a saddlepoint
+            t = O._saddlepoint(side, s)
+            assert t > 0 and O._tilted(side, t)[1] == pytest.approx(s, abs=1e-8)
+    assert O.randomization_pvalue(v, _key(key)) == pytest.approx(p, rel=1e-6)
+
+
+def test_the_largest_sum_in_small_units_is_the_product_of_the_best_options_shares():
+    # pins the tolerance scale sum|d| + 1 (never negative): with units of 0.01 only the all-best key reaches s
+    values = np.array([[0.01, 0, 0, 0]] * 6)
+    assert O.randomization_pvalue(values, values > 0) == pytest.approx(4.0 ** -6, rel=1e-12)
+
+
+def test_sampled_keys_that_reach_the_observed_sum_up_to_rounding_are_counted():
+    # pins the tail's tolerance 1e-12 * scale: sums equal to s but for rounding count in the tail
+    rng = np.random.default_rng(4)
+    values = rng.integers(0, 2, (80, 4)).astype(float)
+    key = rng.integers(0, 4, 80)
+    key[:24] = values[:24].argmax(axis=1)
+    assert O.randomization_pvalue(values, _key_of(key)) == pytest.approx(0.01612573080607235, rel=1e-6)
+
+
+def test_first_look_keys_that_reach_the_observed_sum_up_to_rounding_are_counted():
+    # pins the first look's tolerance 1e-12 * (sum|d| + 1): ties with s up to rounding count in the share
+    rng = np.random.default_rng(2)
+    values = rng.integers(0, 5, (60, 4)).astype(float)
+    key = rng.integers(0, 4, 60)
+    key[:6] = values[:6].argmax(axis=1)
+    assert O.randomization_pvalue(values, _key_of(key)) == pytest.approx(0.48979971346646056, rel=1e-6)
+    # in units of 1/1000 sum|d| + 1 stays positive: every tie counts, and the share is above 1 - 2 se
+    small = _rows("1100 0000 2121 1221 1120 2201", 1e-3)
+    assert O.randomization_pvalue(small, _key("434131")) == 1.0
+
+
+def test_rows_without_variance_give_p_1():
+    # pins the no-variance gate: sum of d**2 == 0 gives exactly 1.0, and a sum of d**2 of 1.0 is still tested
+    values = np.array([[0.5] * 4, [0.2] * 4])
+    correct = np.zeros((2, 4), bool)
+    correct[:, 0] = True
+    assert O.randomization_pvalue(values, correct) == 1.0
+    assert O.randomization_pvalue(values[:0], correct[:0]) == 1.0
+    # each question's option is constant, the groups are not: feature_ttest's p is the randomization 1.0
+    feats = pd.DataFrame({"option": [1, 2, 3, 4] * 2, "correct": correct.ravel(), "f": values.ravel()})
+    assert O.feature_ttest(feats, "f")["p"] == 1.0
+    # d = +-0.25 in every question (sum of d**2 exactly 1.0): only all-high or all-low keys reach s, 2 / 2^4
+    unit = np.array([[0, 0.375, 0, 0.375]] * 4)
+    assert O.randomization_pvalue(unit, _key("2222")) == pytest.approx(0.125, rel=1e-12)
+
+
+def test_the_first_look_takes_at_least_one_key_per_fifth_of_the_draws():
+    # pins look = max(1, draws // 5): with 9 draws the first look is 1 key, and the tail is then sampled
+    p = O.randomization_pvalue(_rows("1000 1000 1000 0100"), _key("1111"), draws=9)
+    assert p == pytest.approx(0.07430190939257779, rel=1e-6)
+    assert 0 < p < 1
+
+
+def test_a_share_of_exactly_body_is_taken_from_the_first_look():
+    # pins share >= BODY: 30 of 200 first-look keys reach s, so p is 0.15 plus two standard errors
+    p = O.randomization_pvalue(_rows("2312 2003 2011 2202"), _key("3123"))
+    assert p == pytest.approx(0.15 + 2 * math.sqrt(0.15 * 0.85 / 200), rel=1e-12)
+
+
+def test_the_pvalue_is_capped_at_1_in_both_branches():
+    # pins min(1.0, ...): a first-look share of 199/200 and a tail sampled with 2 draws both give exactly 1.0
+    rng = np.random.default_rng(26)
+    values = rng.normal(size=(8, 4))
+    assert O.randomization_pvalue(values, _key_of(rng.integers(0, 4, 8))) == 1.0
+    assert O.randomization_pvalue(_rows("3112 1223 0311 1001"), _key("1234"), draws=2) == 1.0

@@ -1496,3 +1496,90 @@ def test_the_license_audit_stage_passes_the_recipes_fallback_and_marks_its_outpu
     (out / "mine.txt").write_text("not the release's\n", encoding="utf-8")
     with pytest.raises(UsageError, match="not an earlier release output"):  # a folder it did not write is kept
         steps.license_audit(tmp_path / "data", None)(out)
+
+
+def _one_stage_release(root: Path) -> Plan:
+    recipe = SimpleNamespace(name="demo", pretty_name=None, citation=None, pivot="eng_Latn", file=None, variants=[])
+    plan = Plan(root=root, recipe=recipe)
+    plan.stages.append(Stage(name="only", inputs={}, options={}, action=lambda out: out.mkdir(parents=True) or {},
+                             output=root / "stages" / "only" / "output"))
+    return plan
+
+
+def test_the_same_stop_after_a_failing_gate_with_and_then_without_the_allowance_writes_release_json_again(tmp_path):
+    # pins that the summary's key holds whether this run let a failing gate through, not only the stop itself
+    from builder.release.pipeline import StageStopped, run_release
+
+    recipe = SimpleNamespace(name="demo", pretty_name=None, citation=None, pivot="eng_Latn", file=None, variants=[])
+    plan = Plan(root=tmp_path / "rel", recipe=recipe)
+
+    def qc(out):  # a failing gate, as builder qc reports it
+        out.mkdir(parents=True)
+        (out / "qc_report.json").write_text(json.dumps({"passed": False, "checks": []}), encoding="utf-8")
+        return {"passed": False}
+
+    def baselines(out):  # a stage between the gate and the export that fails every time
+        raise OSError("disk full")
+
+    plan.stages = [Stage(name=name, inputs={}, options={}, action=action,
+                         output=plan.root / "stages" / name / "output")
+                   for name, action in (("qc", qc), ("baselines", baselines), ("export", lambda out: {}))]
+    plan.qc = plan.stages[0]
+    for allow in (True, False):
+        with pytest.raises(StageStopped):
+            run_release(plan, allow_failing_gate=allow, say=lambda line: None)
+        summary = json.loads((plan.root / "release.json").read_text(encoding="utf-8"))
+        assert (summary["stopped"]["stage"], summary["gate"]["allowed_failing"]) == ("baselines", allow)
+
+
+def test_a_release_json_that_is_no_object_is_written_again_though_its_stamp_is_unchanged(tmp_path):
+    # pins that only a JSON object in release.json is taken as the last run's summary
+    from builder.release.pipeline import run_release
+    from builder.release.stages import stamp_or_none
+
+    plan = _one_stage_release(tmp_path / "rel")
+    written = run_release(plan, say=lambda line: None).summary
+    release = plan.root / "release.json"
+    stamp, before = stamp_or_none(release), release.stat()
+    with open(release, "r+b") as f:  # the same inode and size, the mtime put back: a stamp that says unchanged
+        f.write(b"[" + b" " * (before.st_size - 2) + b"]")
+    os.utime(release, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert stamp_or_none(release) == stamp
+    again = run_release(plan, say=lambda line: None)
+    assert again.summary == written
+    assert json.loads(release.read_text(encoding="utf-8")) == written
+
+
+def test_temporary_files_of_a_killed_run_are_removed_before_any_stage_is_looked_at(tmp_path):
+    # pins that a rerun cleans up the release's own files first, run.json's included, even if it goes no further
+    from builder.release.pipeline import run_release
+
+    plan = _one_stage_release(tmp_path / "rel")
+    run_release(plan, say=lambda line: None)
+    debris = [plan.root / f".{name}.4194305.0123abcd.tmp"  # a pid above Linux's largest: a run that is gone
+              for name in ("release.json", "report.html", "run.json")]
+    for path in debris:
+        path.write_text("{", encoding="utf-8")
+
+    def say(line):  # Ctrl-C at the first stage: the run ends before it writes anything
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_release(plan, say=say)
+    assert [path.name for path in debris if path.exists()] == []
+
+
+def test_a_variant_whose_variant_json_names_itself_as_its_source_is_not_derived_in_the_summary(tmp_path):
+    # pins that build_summary hands each variant's own code to _derived: a source that is the variant itself
+    # is no derivation, so a variant as found says none
+    from builder.release.plan import Variant
+
+    plan = _agreement_plan(tmp_path, sample=True)
+    folder = tmp_path / "given" / "hin_Latn"
+    folder.mkdir(parents=True)
+    (folder / "variant.json").write_text(json.dumps({"method": "romanization", "source_variant": "hin_Latn"}),
+                                         encoding="utf-8")
+    plan.variants = {"hin_Latn": Variant("hin_Latn", folder, "dataset folder given")}
+    summary = build_summary(plan, gate_failing_allowed=False, stopped_at_gate=False, current={"dataset"})
+    assert [(v["variant"], v["origin"], v["derived"]) for v in summary["variants"]] == [
+        ("hin_Latn", "dataset folder given", None)]

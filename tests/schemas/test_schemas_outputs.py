@@ -13,8 +13,8 @@ import pytest
 
 from schemas.dataset import load_dataset_dir, manifest_verification
 from schemas.errors import ExitStatus, GateStatus, IntegrityError, OutputError, UsageError
-from schemas.runtime.outputs import (MARKER, check_replaceable, check_writable, recover, replace_dir_atomic,
-                                     replace_files_together, staging_dir, written_by)
+from schemas.runtime.outputs import (MARKER, check_files_replaceable, check_replaceable, check_writable, recover,
+                                     replace_dir_atomic, replace_files_together, staging_dir, written_by)
 
 TEMPORARY = (".tmp", ".staging", ".old", ".commit")
 
@@ -354,3 +354,33 @@ def test_a_stale_lock_that_is_not_removed_is_not_reported_removed(tmp_path, monk
 
         monkeypatch.setattr(os, "unlink", unlink)
     assert recover(tmp_path, "out") == [] and lock.exists()
+
+
+def test_a_group_is_refused_when_its_folder_refuses_new_entries_though_its_parent_takes_them(tmp_path, monkeypatch):
+    # pins: the files of a group go inside the folder, so that folder (not its parent) must let entries be created
+    folder = tmp_path / "dataset"
+    folder.mkdir()
+    real_mkdir = os.mkdir
+
+    def mkdir(path, *args, **kwargs):  # the folder itself refuses new entries; its parent does not
+        if Path(path).parent == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    with pytest.raises(OutputError, match=rf"^cannot write {folder}: permission denied$"):
+        check_files_replaceable(folder, ["qc_report.json", "qc_report.md"], "qc")
+
+
+def test_an_interrupt_right_after_the_group_commit_rename_is_raised_as_it_is(tmp_path, monkeypatch):
+    # pins: the cleanup of the staging folder ignores that the rename already moved it away
+    real_rename = os.rename
+
+    def rename(src, dst, *args, **kwargs):  # the rename is done, then Ctrl-C arrives
+        real_rename(src, dst, *args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "rename", rename)
+    with pytest.raises(KeyboardInterrupt):
+        replace_files_together(tmp_path, {"a.json": "{}", "b.json": "{}"})
+    assert names(tmp_path) == [f".a.{os.getpid()}.commit"]  # committed: the next run finishes the group

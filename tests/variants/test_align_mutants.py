@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from builder.variants.align import (EMPTY_COST, INDEL_PENALTY, NUMBER_DIFFERENT, NUMBER_ONE_SIDED, NUMBER_SAME,
-                                    OUTLIER_SHARE, Break, RatioModel, _Costs, _max_subarray, align_path,
-                                    fit_ratio_model, locate_misalignment)
+                                    OUTLIER_SHARE, Break, RatioModel, _Costs, _max_subarray, _may_be_shifted,
+                                    align_path, fit_ratio_model, locate_misalignment)
 
 N = 300
 RATIO = 1.3
@@ -352,3 +352,98 @@ def test_a_missing_line_near_the_end_whose_english_is_unknown_there_keeps_its_ra
     # the expected count, not the English known, says how far the file goes: lines 114-119 cost nothing to
     # match, so the missing line may be anywhere from 98 to the end
     assert locate_misalignment(target, known, 120) == [Break("missing", 98, 119, 98, 99)]
+
+
+def test_the_default_search_for_the_model_s_shift_stops_three_lines_either_way():
+    # the default max_shift is 3: a file shifted by four lines is fitted at a wrong shift, not at four
+    rng = random.Random(3)
+    english = {i: "w" * rng.randint(20, 200) for i in range(40)}
+    target = [english[i + 4] for i in range(36)]  # target line i is English line i + 4, word for word
+    model = fit_ratio_model(target, english)
+    assert abs(model.shift) <= 3 and model.scale > 0.1
+    wider = fit_ratio_model(target, english, max_shift=4)
+    assert (wider.center, wider.scale, wider.shift, wider.n_pairs) == (0.0, 1e-6, 4, 36)
+
+
+def test_of_shifts_that_spread_alike_the_one_nearest_zero_wins():
+    # a tie keeps the first shift tried, and the shifts are tried 0, -1, 1, -2, 2, -3, 3
+    model = fit_ratio_model(["abc"] * 10, {i: "abc" for i in range(10)})
+    assert model == RatioModel(0.0, 1e-6, 0, 10, 2.0)
+
+
+def test_three_pairs_are_enough_for_a_model_and_a_shift_with_fewer_is_passed_over():
+    # exactly three pairs make a model; a shift with fewer is skipped and the next shifts are still tried
+    model = fit_ratio_model(["aa", "bbbb", "cccccc"], {0: "a", 1: "bb", 2: "ccc"})
+    assert (model.shift, model.n_pairs) == (0, 3)
+    assert model.center == pytest.approx(_mad([math.log(3 / 2), math.log(5 / 3), math.log(7 / 4)])[0], abs=1e-12)
+    # a blank first line leaves shift 0 two pairs: shift -1 (target line i + 1 for English line i) has three
+    model = fit_ratio_model(["", "x" * 5, "y" * 7, "z" * 9], {0: "x" * 5, 1: "y" * 7, 2: "z" * 9})
+    assert model == RatioModel(0.0, 1e-6, -1, 3, 3.0)
+
+
+def test_three_pairs_five_lines_off_are_enough_to_measure_the_spread_of_unrelated_pairs():
+    # eight lines: the pairs five lines off are English lines 5-7, three of them, and they set random_scale
+    english = {i: "w" * random.Random(i).randint(20, 200) for i in range(8)}
+    target = _translate(english)
+    model = fit_ratio_model(target, english)
+    assert (model.shift, model.n_pairs, len(_pairs(target, english, 5))) == (0, 8, 3)
+    far = _mad(_pairs(target, english, 5))[1] / model.scale
+    assert model.random_scale == pytest.approx(max(far, 2.0), rel=1e-9) and model.random_scale != 3.0
+
+
+def test_a_known_english_line_past_the_expected_count_is_carried_without_error():
+    # the match costs hold every English line given, even one past the target and the expected count
+    costs = _Costs(["a" * 10] * 3, {0: "a" * 10, 3: "b" * 5}, RatioModel(0.0, 0.1, 0, 3), 3)
+    assert len(costs.elen) == 4 and costs.elen[3] == pytest.approx(math.log(6))
+    assert align_path(["a" * 10] * 3, {0: "a" * 10, 3: "b" * 5}, 3) == [(0, 0, 0), (0, 1, 1), (0, 2, 2)]
+
+
+def test_a_target_line_past_the_expected_count_costs_the_empty_cost_on_every_diagonal():
+    # English line j = n_expected is out of range, not an unknown line inside the file (which costs 0)
+    costs = _Costs(["a" * 5] * 5, {0: "a" * 4, 1: "a" * 5, 2: "a" * 6}, RatioModel(0.0, 1.0, 0, 3), 3)
+    assert len(costs.elen) == 5  # room for the target's five lines
+    assert costs.shifted(0, 3)[3:].tolist() == [EMPTY_COST, EMPTY_COST]
+    assert costs.shifted(1, 3)[2:].tolist() == [EMPTY_COST] * 3
+    assert costs.shifted(-1, 3)[4] == EMPTY_COST and costs.shifted(-1, 3)[3] == pytest.approx(costs.cost(3, 2))
+
+
+def test_the_default_band_is_the_count_difference_plus_ten():
+    # 11 English lines missing at 130 and 11 extra lines at the end (equal counts): 11 off the diagonal is
+    # outside the default band of 10, so the path stays on it; a band of 11 finds the 22 breaks
+    english, target = _numbered()
+    moved = target[:130] + target[141:] + ["v" * 80] * 11
+    assert align_path(moved, english, 200) == [(0, i, i) for i in range(200)]
+    assert align_path(moved, english, 200) == align_path(moved, english, 200, band=10)
+    wide = [s for s in align_path(moved, english, 200, band=11) if s[0]]
+    assert wide == [(2, 130, 130 + k) for k in range(11)] + [(1, 189 + k, 200) for k in range(11)]
+
+
+def test_of_equally_cheap_paths_the_first_move_found_wins_match_before_missing_before_extra():
+    # with no English known every match costs 0: ties keep the move tried first, the match, so the path matches
+    # back from the end and the one break sits at the start
+    assert align_path(["x" * 5] * 2, {}, 3) == [(2, 0, 0), (0, 0, 1), (0, 1, 2)]
+    assert align_path(["x" * 5] * 3, {}, 2) == [(1, 0, 0), (0, 1, 0), (0, 2, 1)]
+
+
+def test_the_gate_for_equal_counts_stays_shut_on_an_aligned_file():
+    # the gate compares the gain of matching one line off (c0 - c_shift) with two breaks (2 * INDEL_PENALTY)
+    english = _english(120)
+    target = _translate(english)
+    costs = _Costs(target, english, fit_ratio_model(target, english), 120)
+    gains = [_max_subarray(costs.shifted(0, 120) - costs.shifted(s, 120)) for s in (-1, 1)]
+    assert 0 < max(gains) < 2 * INDEL_PENALTY  # some lines fit a neighbour a little better, far from two breaks
+    assert not _may_be_shifted(costs, 120)
+
+
+def test_a_gain_of_exactly_two_breaks_does_not_open_the_gate():
+    # lines of one length, numbered; target lines 10-15 carry the next line's number: matching them one line
+    # off gains 5.0 each (same numbers instead of different), 30.0 in all, exactly what two breaks cost
+    def line(number: int) -> str:
+        return f"{number} " + "w" * 30
+
+    english = {i: line(i) for i in range(60)}
+    target = [line(i + 1) if 10 <= i <= 15 else line(i + 2) if 25 <= i <= 38 else line(i) for i in range(60)]
+    costs = _Costs(target, english, fit_ratio_model(target, english), 60)
+    gain = _max_subarray(costs.shifted(0, 60) - costs.shifted(1, 60))
+    assert gain == 2 * INDEL_PENALTY
+    assert not _may_be_shifted(costs, 60)

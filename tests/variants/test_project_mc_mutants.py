@@ -606,3 +606,16 @@ def test_a_line_with_exactly_half_its_letters_in_the_script_is_not_odd(source, t
     rows[4] = with_cyrillic(rows[4], latin + 1)  # one more: under 0.5
     (tmp_path / "again").mkdir()
     assert _warned(source, rows, tmp_path / "again", config) == {"script_lines": [6]}
+
+
+def test_a_key_written_as_a_string_in_the_source_is_written_as_a_number(tmp_path):
+    # each item's correct_answer_num is the int the key was read as, not the source's value as it stands
+    rows = [_english("train", pid, qid, n) for n, (pid, qid) in enumerate(LAYOUT["train"][:4])]
+    for row in rows:
+        row["correct_answer_num"] = str(row["correct_answer_num"])  # "1" .. "4": the source loads as it is
+    folder = _train_only(tmp_path, rows)
+    project_mc(folder, _translations(folder, tmp_path / "fra.tsv", [_french(r) for r in rows]), "fra_Latn",
+               tmp_path / "out")
+    out = _jsonl(tmp_path / "out" / "fra_Latn" / "train.jsonl")
+    assert [item["correct_answer_num"] for item in out] == [1, 2, 3, 4]
+    assert [item["correct_answer"] for item in out] == [_french(r)[f"answer{r['correct_answer_num']}"] for r in rows]

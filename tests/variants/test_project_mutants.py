@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from builder.variants.checks import CheckConfig
@@ -22,6 +25,7 @@ from builder.variants.project import (_snippet, check_parallel, english_by_index
 from schemas.errors import AlignmentError, SchemaError, ScriptError, SourceNotFoundError, UsageError
 from schemas.io import WrongPathKind, write_sib_tsv
 from schemas.scripts import count_letters
+from schemas.textstats import log_ratio, robust_z
 
 SIB = Path(__file__).parents[1] / "data" / "sib200"
 RAW = SIB / "flores-raw"
@@ -532,3 +536,69 @@ def test_a_projected_variant_folder_is_marked_as_extends_output(tmp_path):
 
     project_topic(SIB / "eng", [DEV, DEVTEST], "nqo_Nkoo", tmp_path)
     assert written_by(tmp_path / "nqo_Nkoo") == "variant"
+
+
+def _check_one(files, english, code, expected):
+    text = read_parallel(files)
+    return text, check_parallel(text, english, sorted(english), code, CheckConfig(expected_lines=expected))
+
+
+def test_english_of_the_next_file_s_first_line_is_not_the_english_of_this_file(tmp_path):
+    # a file's English is its ids start .. start + expected - 1: id 20 is the second file's first line
+    first = _write(tmp_path / "a.txt", [f"line {i} here" for i in range(22)])  # 22 lines, 20 expected
+    second = _write(tmp_path / "b.txt", [f"Zeile {i} dort" for i in range(20)])
+    english = {i: f"English {i} there" for i in range(20, 40)}  # English for the second file only
+    _, checks = _check_one([first, second], english, "eng_Latn", (20, 20))
+    assert checks.results["alignment"].items == []
+    assert checks.results["line_count"].items == [{"file": str(first), "found": 22, "expected": 20}]
+    assert checks.first_alignment[2] == ("22 lines, expected 20; cannot locate the first misaligned line "
+                                         "(no annotated English falls in this file)")
+
+
+def test_the_script_a_file_looks_like_is_read_from_its_first_20_lines_joined_by_spaces(tmp_path):
+    # the sample is the first 20 lines joined with a space: a 21st line, however long, has no say
+    text_file = _write(tmp_path / "s.txt", ["Да"] * 20 + ["α" * 45])
+    text, checks = _check_one([text_file], {}, "hin_Deva", (21,))
+    assert checks.results["script_file"].items == [{"file": str(text_file), "share": 0.0, "dominant": "Cyrl"}]
+    with pytest.raises(ScriptError) as err:
+        raise_first_error(checks, text, "hin_Deva", {})
+    assert "; the text looks like Cyrl; " in err.value.message
+
+
+def test_the_length_model_of_the_checks_pairs_each_line_with_its_own_english_only(tmp_path):
+    # max_shift=0: target line i against English line i, even where every line is as long as the next English
+    rng = random.Random(5)
+    english = {i: "w" * rng.randint(20, 200) for i in range(31)}
+    target = _write(tmp_path / "t.txt", ["v" * len(english[i + 1]) for i in range(30)])
+    english.pop(30)
+    text, checks = _check_one([target], english, "eng_Latn", (30,))
+    model = checks.length_model
+    assert (model.shift, model.n_pairs) == (0, 30)
+    assert model.center == pytest.approx(float(np.median([log_ratio(text.lines[i], english[i]) for i in range(30)])),
+                                         abs=1e-12)
+    assert model.scale > 0.5 and checks.results["length_outliers"].items == []
+
+
+def test_a_length_outlier_s_z_is_in_units_of_the_model_s_scale_also_where_it_is_the_floor(tmp_path):
+    # four pairs of equal length: the model's scale is its floor 1e-6, and the fifth pair's z is finite
+    english = {i: "w" * (20 + i) for i in range(5)}
+    target = _write(tmp_path / "u.txt", [english[i] for i in range(4)] + ["v" * 49])
+    _, checks = _check_one([target], english, "eng_Latn", (5,))
+    assert (checks.length_model.center, checks.length_model.scale) == (0.0, 1e-6)
+    assert checks.results["length_outliers"].items == [{"index_id": 4, "z": round(math.log(50 / 25) / 1e-6, 2)}]
+
+
+def test_a_pair_whose_z_equals_the_threshold_is_no_length_outlier(tmp_path):
+    # flagged are the pairs with |z| > length_z: at exactly length_z a pair passes, just under it it is flagged
+    rng = random.Random(5)
+    english = {i: "w" * rng.randint(20, 200) for i in range(12)}
+    target = _write(tmp_path / "t.txt", ["v" * max(1, round(len(english[i]) * rng.uniform(1.1, 1.5)))
+                                         for i in range(12)])
+    text, checks = _check_one([target], english, "eng_Latn", (12,))
+    model = checks.length_model
+    z = robust_z([log_ratio(text.lines[i], english[i]) for i in range(12)], center=model.center, scale=model.scale)
+    top = int(np.argmax(np.abs(z)))
+    for length_z, flagged in ((float(abs(z[top])), []), (float(np.nextafter(abs(z[top]), 0)), [top])):
+        config = CheckConfig(expected_lines=(12,), length_z=length_z)
+        checks = check_parallel(text, english, sorted(english), "eng_Latn", config)
+        assert [item["index_id"] for item in checks.results["length_outliers"].items] == flagged

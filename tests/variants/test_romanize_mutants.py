@@ -438,3 +438,19 @@ def test_the_variant_code_comes_from_variant_json_or_the_folder_name(tmp_path):
     with pytest.raises(SchemaError) as info:
         R._variant_code(tmp_path / "not-a-code", None)
     assert info.value.field == "variant folder name" and info.value.file == str(tmp_path / "not-a-code")
+
+
+def test_a_vowel_sign_that_opens_a_run_follows_no_consonant():
+    # the character before the first is none (an empty string): a sign that opens the run is a sign after a vowel
+    assert R.round_trip_reason("\u093e", "x") == "sign_after_vowel"
+    assert R.round_trip_reason("\u094d", "x", "Deva") == "sign_after_vowel"
+
+
+def test_a_brahmic_variant_never_touches_uroman(tmp_path, monkeypatch):
+    # only a uroman variant resets uroman's token cache (before and after romanizing); a Brahmic one never loads it
+    def no_uroman():
+        raise AssertionError("uroman loaded for a Brahmic variant")
+
+    monkeypatch.setattr(R, "_uroman", no_uroman)
+    res = R.romanize_variant(_hindi(tmp_path), tmp_path / "out")
+    assert (res.tool, res.rows) == ("indic-transliteration", 3)
