@@ -333,6 +333,13 @@ def test_the_committed_ledgers_restore_every_verdict_with_its_functions_hash(tmp
         assert {code for m in modules.values() for code in m["exit_code_by_key"].values()} == {1}
 
 
+def test_the_committed_reasons_name_a_category_and_a_reason_for_each_survivor_they_list():
+    reasons = mutation.read_reasons(ROOT / "docs" / "mutation-survivors.tsv")  # a malformed line names itself
+    assert len(reasons) > 100
+    assert {category for _, category, _ in reasons.values()} <= set(mutation.CATEGORIES)
+    assert all(len(digest) == 12 and len(why) > 20 for digest, _, why in reasons.values())
+
+
 def test_a_fast_pass_stopped_part_way_keeps_the_kills_it_found(tmp_path):
     import signal
     import subprocess
