@@ -112,15 +112,13 @@ def verdicts(root: Path, added: tuple[Path, ...] = ()) -> list[dict]:
         over = laid_over(over, read_ledger(extra))
     rows = []
     for module, data in metas(root):
-        top = over.get(module)
+        top, hashes = over.get(module), data.get("hash_by_function_name", {})
         if top:
-            hashes = data.get("hash_by_function_name", {})
             data["exit_code_by_key"].update(
                 {name: code for name, code in top["exit_code_by_key"].items() if name in data["exit_code_by_key"]
                  and hashes.get(_function_key(name)) == top["hash_by_function_name"].get(_function_key(name))})
         count = Counter(status_by_exit_code[code] for code in data["exit_code_by_key"].values())
         run = sum(n for verdict, n in count.items() if verdict not in ("not checked", "no tests"))
-        hashes = data.get("hash_by_function_name", {})
         rows.append({
             "survivors": {name: hashes.get(_function_key(name)) for name, code in data["exit_code_by_key"].items()
                           if status_by_exit_code[code] == "survived"},
@@ -452,22 +450,20 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
                     code = int(pytest.main(args))
             finally:
                 os._exit(code)
-        deadline = time.monotonic() + timeout
+        deadline, running = time.monotonic() + timeout, True
         try:
             while True:
                 done, status = os.waitpid(pid, os.WNOHANG)
                 if done:
+                    running = False
                     return os.waitstatus_to_exitcode(status)
                 if time.monotonic() > deadline:
-                    break
+                    return None
                 time.sleep(0.02)
-        except BaseException:  # the pass is stopped: its mutant's process goes with it
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            raise
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        return None
+        finally:  # past its deadline, or the pass is stopped: the mutant's process goes
+            if running:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
 
     os.environ["MUTANT_UNDER_TEST"] = ""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

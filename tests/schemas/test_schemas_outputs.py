@@ -263,17 +263,22 @@ def test_recovery_names_an_earlier_run_without_a_pid_and_finishes_a_committed_gr
     assert names(tmp_path) == ["a.json", "b.json", "out"]
 
 
-def test_the_folder_that_must_be_writable_is_the_parent_unless_the_names_go_inside(tmp_path, monkeypatch):
-    target = tmp_path / "out"
-    target.mkdir()
+def refuse_new_entries_in(folder: Path, monkeypatch) -> None:
+    """``os.mkdir`` refuses, as permission denied, to make an entry in ``folder``; anywhere else it works."""
     real_mkdir = os.mkdir
 
-    def mkdir(path, *args, **kwargs):  # the target itself refuses new entries; its parent does not
-        if Path(path).parent == target:
+    def mkdir(path, *args, **kwargs):
+        if Path(path).parent == folder:
             raise PermissionError(13, "Permission denied", str(path))
         return real_mkdir(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "mkdir", mkdir)
+
+
+def test_the_folder_that_must_be_writable_is_the_parent_unless_the_names_go_inside(tmp_path, monkeypatch):
+    target = tmp_path / "out"
+    target.mkdir()
+    refuse_new_entries_in(target, monkeypatch)  # the target itself refuses new entries; its parent does not
     assert check_writable(target) == target
     with pytest.raises(OutputError, match=rf"^cannot write {target}: permission denied$"):
         check_writable(target, inside=True)
@@ -360,14 +365,7 @@ def test_a_group_is_refused_when_its_folder_refuses_new_entries_though_its_paren
     # pins: the files of a group go inside the folder, so that folder (not its parent) must let entries be created
     folder = tmp_path / "dataset"
     folder.mkdir()
-    real_mkdir = os.mkdir
-
-    def mkdir(path, *args, **kwargs):  # the folder itself refuses new entries; its parent does not
-        if Path(path).parent == folder:
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_mkdir(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "mkdir", mkdir)
+    refuse_new_entries_in(folder, monkeypatch)  # the folder itself refuses new entries; its parent does not
     with pytest.raises(OutputError, match=rf"^cannot write {folder}: permission denied$"):
         check_files_replaceable(folder, ["qc_report.json", "qc_report.md"], "qc")
 
