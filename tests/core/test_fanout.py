@@ -708,6 +708,12 @@ def test_the_pool_has_jobs_workers_however_many_cpus_there_are(monkeypatch):
     assert 1 <= len(set(pids)) <= 2 and os.getpid() not in pids
 
 
+def test_one_job_or_one_task_runs_in_this_process():
+    """No worker is forked for one job, nor for one task whatever the jobs: the task sees this process."""
+    assert fan_out(_pid_after_a_nap, [0, 1, 2], jobs=1) == [os.getpid()] * 3
+    assert fan_out(_pid_after_a_nap, [0], jobs=4) == [os.getpid()]
+
+
 @pytest.mark.parametrize("cpus, jobs", [(3, 3), (None, 1), (1, 1)])
 def test_default_jobs_without_an_affinity_mask_is_the_cpu_count_or_one(monkeypatch, cpus, jobs):
     from schemas.runtime import fanout
