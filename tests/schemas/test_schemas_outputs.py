@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -282,6 +283,26 @@ def test_the_folder_that_must_be_writable_is_the_parent_unless_the_names_go_insi
     assert check_writable(target) == target
     with pytest.raises(OutputError, match=rf"^cannot write {target}: permission denied$"):
         check_writable(target, inside=True)
+
+
+def test_the_writable_probe_is_named_as_the_staging_folder_of_the_first_new_name(tmp_path, monkeypatch):
+    """The probe folder has a staging folder's temporary name, ``.NAME.PID.HEX.staging``, NAME being the first name
+    the output creates in the folder that holds it (the target's own with ``inside``, "out" for a target with no
+    name): a kill between its mkdir and rmdir leaves debris that recovery knows."""
+    probes = []
+    real_rmdir = os.rmdir
+    monkeypatch.setattr(os, "rmdir", lambda path, *a, **k: (probes.append(Path(path)), real_rmdir(path, *a, **k))[1])
+    (tmp_path / "held").mkdir()
+    check_writable(tmp_path / "out")  # the parent holds it: "out"
+    check_writable(tmp_path / "a" / "b" / "c")  # the nearest existing folder is tmp_path: "a" is created there
+    check_writable(tmp_path / "held", inside=True)  # the target itself holds the new names
+    monkeypatch.chdir(tmp_path)
+    check_writable(Path("."))  # no name of its own: "out"
+    pid = os.getpid()
+    assert [p.parent for p in probes] == [tmp_path, tmp_path, tmp_path / "held", Path(".")]
+    for probe, first in zip(probes, ["out", "a", "held", "out"]):
+        assert re.fullmatch(rf"\.{first}\.{pid}\.[0-9a-f]{{8}}\.staging", probe.name), probe.name
+    assert sorted(os.listdir(tmp_path)) == ["held"] and os.listdir(tmp_path / "held") == []
 
 
 def test_a_swap_that_fails_puts_the_earlier_folder_back_and_names_the_output(tmp_path):
