@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from string import Template
 
+from schemas.codes import variant_language, variant_parts
 from schemas.escape import md_block, md_code, md_inline
 from schemas.license_registry import get_license
 from schemas.license_terms import Terms
@@ -21,7 +22,7 @@ from .citations import by_text, cite, link_arxiv, reference
 from .frontmatter import dump_front_matter, size_category
 import re
 
-from .languages import bcp47, describe, hub_language, iso639_3
+from .languages import bcp47, describe, hub_language
 from .sections import (agreement_section, baselines_section, filters_section, intended_use_section, models_section,
                        qc_section, romanization_section, warnings_section)
 
@@ -120,7 +121,7 @@ def front_matter(ctx: CardContext) -> dict:
     ``language_details`` the BCP-47 tag of every config (``hi-Deva``, ``hi-Latn``),
     so romanized variants stay apart.
     """
-    codes = [c for c in (iso639_3(v) for v in ctx.variants) if c]
+    codes = [c for c in (variant_language(v) for v in ctx.variants) if c]
     languages = sorted({hub_language(c) for c in codes})
     details = sorted({t for t in (bcp47(v) for v in ctx.variants) if t})
     meta: dict = {"pretty_name": ctx.pretty_name}
@@ -216,7 +217,7 @@ def _languages(ctx: CardContext) -> str:
             "| --- | --- | --- | --- | --- | --- |"]
     for v in ctx.variants:
         lang, script = describe(v)
-        lang_code, scr = (v.split("_", 1) if iso639_3(v) else ("", ""))
+        lang_code, scr = variant_parts(v) or ("", "")
         rows.append(f"| {md_code(v)} | {md_inline(lang)} | {md_inline(script)} | {md_inline(lang_code)} | "
                     f"{md_inline(scr)} | {md_inline(bcp47(v) or '')} |")
     return "\n".join(rows)

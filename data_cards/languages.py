@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from schemas.codes import LANGUAGE_CODE
+from schemas.codes import variant_parts
 
 
 @lru_cache(maxsize=None)
@@ -48,19 +48,10 @@ def script_name(code: str) -> str:
 
 def describe(variant: str) -> tuple[str, str]:
     """``(language name, script name)`` of a FLORES code; unknown parts say so."""
-    if not LANGUAGE_CODE.match(variant):
+    parts = variant_parts(variant)
+    if parts is None:
         return (f"unknown ({variant})", "unknown")
-    lang, script = variant.split("_", 1)
-    return language_name(lang), script_name(script)
-
-
-def iso639_3(variant: str) -> str | None:
-    """The ISO 639-3 part of a FLORES code, or None for another name.
-
-    >>> iso639_3("zho_Hans"), iso639_3("annotated")
-    ('zho', None)
-    """
-    return variant.split("_", 1)[0] if LANGUAGE_CODE.match(variant) else None
+    return language_name(parts[0]), script_name(parts[1])
 
 
 @lru_cache(maxsize=None)
@@ -86,7 +77,5 @@ def bcp47(variant: str) -> str | None:
     >>> bcp47("hin_Deva"), bcp47("hin_Latn"), bcp47("arb_Arab"), bcp47("annotated")
     ('hi-Deva', 'hi-Latn', 'arb-Arab', None)
     """
-    if not LANGUAGE_CODE.match(variant):
-        return None
-    lang, script = variant.split("_", 1)
-    return f"{hub_language(lang)}-{script}"
+    parts = variant_parts(variant)
+    return f"{hub_language(parts[0])}-{parts[1]}" if parts else None

@@ -39,7 +39,7 @@ import regex
 from .errors import SchemaError
 
 #: FLORES-200 style language code: ISO 639-3 + "_" + ISO 15924 script.
-LANGUAGE_CODE = regex.compile(r"^[a-z]{3}_[A-Z][a-z]{3}\Z")  # \Z: "$" also matches before a final newline
+LANGUAGE_CODE = regex.compile(r"^([a-z]{3})_([A-Z][a-z]{3})\Z")  # \Z: "$" also matches before a final newline
 
 #: The list of named codes (code, origin), beside this module.
 CODES_FILE = "variant_codes.tsv"
@@ -60,7 +60,7 @@ _LOOSE = regex.compile(r"^([A-Za-z]{3})[-_ ]([A-Za-z]{4})\Z")
 
 def is_variant_code(name) -> bool:
     """Whether ``name`` has the shape of a FLORES-200 code (``hin_Deva``); see :func:`is_known_variant_code`."""
-    return isinstance(name, str) and LANGUAGE_CODE.match(name) is not None
+    return variant_parts(name) is not None
 
 
 def flores_code(name: str | None) -> str | None:
@@ -68,14 +68,31 @@ def flores_code(name: str | None) -> str | None:
     return name if is_variant_code(name) else None
 
 
+def variant_parts(name) -> tuple[str, str] | None:
+    """``(ISO 639-3, ISO 15924)`` of a FLORES code (``hin_Deva`` -> ``("hin", "Deva")``), else None: the one
+    place a code is cut into its parts.
+
+    >>> variant_parts("zho_Hant"), variant_parts("sib_small"), variant_parts(None)
+    (('zho', 'Hant'), None, None)
+    """
+    match = LANGUAGE_CODE.match(name) if isinstance(name, str) else None
+    return (match[1], match[2]) if match else None
+
+
 def variant_script(variant: str) -> str | None:
     """The ISO 15924 part of a FLORES code (``hin_Deva`` -> ``Deva``), else None."""
-    return variant.split("_", 1)[1] if is_variant_code(variant) else None
+    parts = variant_parts(variant)
+    return parts[1] if parts else None
 
 
 def variant_language(variant: str) -> str | None:
-    """The ISO 639-3 part of a FLORES code (``hin_Deva`` -> ``hin``), else None."""
-    return variant.split("_", 1)[0] if is_variant_code(variant) else None
+    """The ISO 639-3 part of a FLORES code (``hin_Deva`` -> ``hin``), else None.
+
+    >>> variant_language("zho_Hans"), variant_language("annotated")
+    ('zho', None)
+    """
+    parts = variant_parts(variant)
+    return parts[0] if parts else None
 
 
 # --- the tables -------------------------------------------------------------------------------------------
@@ -127,7 +144,8 @@ def _listed_parts() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _part(code: str, index: int) -> str:
-    return code.split("_", 1)[index] if is_variant_code(code) else code
+    parts = variant_parts(code)
+    return parts[index] if parts else code
 
 
 def is_known_language(code: str) -> bool:
