@@ -439,9 +439,11 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
 
     def exit_code(mutant: str) -> int | None:
         """pytest's exit code under ``mutant``, in a forked process (no state of one mutant reaches the next,
-        as with mutmut's own runner); None past ``timeout`` seconds."""
+        as with mutmut's own runner); None past ``timeout`` seconds. The process leads a group of its own,
+        which goes with it, so a worker it forked (a pool a mutant hangs) does not outlive it."""
         pid = os.fork()
         if pid == 0:
+            os.setpgid(0, 0)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the pass's handler, which saves its kills
             code = 3
             try:
@@ -450,6 +452,8 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
                     code = int(pytest.main(args))
             finally:
                 os._exit(code)
+        with contextlib.suppress(OSError):  # here too, so that no kill below can come before the child's own call
+            os.setpgid(pid, pid)
         deadline, running = time.monotonic() + timeout, True
         try:
             while True:
@@ -460,9 +464,10 @@ def fast(tree: Path, files: list[str], patterns: tuple[str, ...], pytest_args: l
                 if time.monotonic() > deadline:
                     return None
                 time.sleep(0.02)
-        finally:  # past its deadline, or the pass is stopped: the mutant's process goes
+        finally:  # past its deadline, or the pass is stopped: the mutant's process goes; its group always does
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
             if running:
-                os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
 
     os.environ["MUTANT_UNDER_TEST"] = ""

@@ -359,3 +359,31 @@ def test_a_fast_pass_stopped_part_way_keeps_the_kills_it_found(tmp_path):
     assert done.stderr == f"stopped after 4 of 5 mutants, 0 survived; 4 kills laid over {record}\n"  # one line
     (meta,) = mutation.read_ledger(record).values()
     assert sorted(meta["exit_code_by_key"]) == [f"pkg.m.x_clip__mutmut_{k}" for k in (1, 2, 3, 4)]
+
+
+def test_a_fast_pass_ends_what_a_timed_out_mutant_forked(tmp_path):
+    """A mutant that hangs past ``--timeout`` is ended with the processes it forked (a pool whose workers
+    wait forever), not only its own: the pass leaves no process behind."""
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("mutmut")
+    _clip_tree(tmp_path, "    if os.environ.get('MUTANT_UNDER_TEST', '').endswith('__mutmut_5'):\n"
+                         "        if os.fork() == 0:\n"
+                         "            time.sleep(600)\n"
+                         "            os._exit(0)\n"
+                         "        time.sleep(600)\n")
+    test = tmp_path / "tests" / "test_m.py"
+    test.write_text("import time\n" + test.read_text("utf-8"), "utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "mutation.py"), "fast", "--tree", str(tmp_path),
+                           "--timeout", "5", "pkg/m.py", "--", "tests/test_m.py"],
+                          capture_output=True, text=True, env=env, timeout=120)  # a process left holds the pipes
+    assert done.returncode == 0, done.stderr
+    assert "pkg.m.x_clip__mutmut_5\ttimeout" in done.stderr
+    time.sleep(0.5)  # a killed process leaves the table once reaped (init reaps orphans)
+    table = subprocess.run(["ps", "-eo", "pid,stat,args"], capture_output=True, text=True).stdout.splitlines()
+    left = [line for line in table if str(tmp_path) in line and " Z" not in line]
+    assert left == [], left
+
