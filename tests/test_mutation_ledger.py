@@ -274,7 +274,7 @@ def _clip_tree(tree: Path, test_body: str, pyproject: str = "") -> None:
     (tree / "pkg" / "__init__.py").write_text("", "utf-8")
     (tree / "pkg" / "m.py").write_text("def clip(x):\n    return max(0, x)\n", "utf-8")
     (tree / "tests" / "test_m.py").write_text(
-        "import os\nimport signal\n\nfrom pkg.m import clip\n\n\ndef test_clip():\n" + test_body
+        "import os\nimport signal\nimport time\n\nfrom pkg.m import clip\n\n\ndef test_clip():\n" + test_body
         + "    assert clip(5) == 5\n", "utf-8")
 
 
@@ -374,8 +374,6 @@ def test_a_fast_pass_ends_what_a_timed_out_mutant_forked(tmp_path):
                          "            time.sleep(600)\n"
                          "            os._exit(0)\n"
                          "        time.sleep(600)\n")
-    test = tmp_path / "tests" / "test_m.py"
-    test.write_text("import time\n" + test.read_text("utf-8"), "utf-8")
     env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "mutation.py"), "fast", "--tree", str(tmp_path),
                            "--timeout", "5", "pkg/m.py", "--", "tests/test_m.py"],

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from schemas.errors import SchemaError, UsageError
 from schemas.runtime import fanout
 from schemas.runtime.fanout import fan_out
+from test_fanout import blas_threads, fails_on_three, square  # the task functions of the local backend's tests
 
 
 class Ref:
@@ -128,18 +129,8 @@ def stand_in(monkeypatch):
     return make
 
 
-def square(x):
-    return x * x
-
-
-def scaled(shared, x):
+def scaled(shared, x):  # a number, where test_fanout's scaled gives a record
     return shared["factor"] * x
-
-
-def fails_on_three(x):
-    if x == 3:
-        raise SchemaError("bad record", file="data.tsv", record="line 3")
-    return x
 
 
 def _names(ray) -> list[str]:
@@ -325,13 +316,6 @@ def test_a_cancel_that_fails_does_not_hide_the_tasks_error(stand_in):
     with pytest.raises(SchemaError):
         fan_out(fails_on_three, [3, 1, 2], backend="ray")
     assert _names(ray)[-1] == "shutdown"
-
-
-def blas_threads(_x):
-    import numpy  # noqa: F401 - its BLAS loaded, so that there are threads to count
-    from threadpoolctl import threadpool_info
-
-    return sorted({pool["num_threads"] for pool in threadpool_info()})
 
 
 def test_a_ray_task_runs_with_one_blas_thread_and_sends_an_error_back_as_a_value():
