@@ -69,8 +69,8 @@ def flores_code(name: str | None) -> str | None:
 
 
 def variant_parts(name) -> tuple[str, str] | None:
-    """``(ISO 639-3, ISO 15924)`` of a FLORES code (``hin_Deva`` -> ``("hin", "Deva")``), else None: the one
-    place a code is cut into its parts.
+    """``(ISO 639-3, ISO 15924)`` of a FLORES code (``hin_Deva`` -> ``("hin", "Deva")``), else None; what the
+    code checks and the cards ask for a code's parts.
 
     >>> variant_parts("zho_Hant"), variant_parts("sib_small"), variant_parts(None)
     (('zho', 'Hant'), None, None)
