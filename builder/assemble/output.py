@@ -1,26 +1,34 @@
-"""The streaming assembly's output files, written a batch at a time into the staging folder.
+"""The streaming assembly's output files, written a part at a time into the staging folder.
 
-Per output split, ``<split>.parquet`` (an Arrow :class:`pyarrow.parquet.ParquetWriter`, a
-row group each time the buffered rows hold :data:`ROW_GROUP_TEXT` characters
-of text or :data:`ROW_GROUP_ROWS` rows, so memory does not grow with the
-corpus; each row group is compressed and written on a thread), and when the
-recipe asks ``<split>.jsonl`` and ``<split>.tsv``; then ``dropped.jsonl``.
-Each file is written under a temporary name and renamed when complete
-(:func:`schemas.io.atomic_path`), inside the staging folder that replaces
-the output folder as a whole.
+A worker process encodes a run of a split's shuffled rows into a :class:`Part`
+(:func:`encode_part`): their JSON lines, their TSV rows and their Arrow record
+batches, each in a file of the spill folder. This process appends the parts
+in order (:meth:`Outputs.write`): the lines are copied from file to file by the
+kernel (``os.copy_file_range``), and the record batches are buffered until a row
+group is due. Per output split, ``<split>.parquet`` (an Arrow
+:class:`pyarrow.parquet.ParquetWriter`, a row group each time the buffered rows
+hold :data:`ROW_GROUP_TEXT` characters of text or :data:`ROW_GROUP_ROWS` rows, so
+memory does not grow with the corpus; each row group is compressed and written
+on a thread), and when the recipe asks ``<split>.jsonl`` and ``<split>.tsv``;
+then ``dropped.jsonl``. Each file is written under a temporary name and renamed
+when complete (:func:`schemas.io.atomic_path`), inside the staging folder that
+replaces the output folder as a whole.
 
 The lines are what ``json.dumps(row, ensure_ascii=False, sort_keys=True)``
 and ``csv.writer`` with tabs and minimal quoting write (:func:`schemas.io.tsv_field`, which
 also quotes a bare ``\r``);
 ``tests/assemble/test_assemble_streaming.py`` checks both against the
 standard library on generated text. Arrow arrays are built from one buffer
-per column (:func:`string_array`). The row-group boundaries depend only on
+per column (:func:`string_array`), and a row group's batches are joined into one
+array per column before it is written. The row-group boundaries depend only on
 the rows, so the bytes do not depend on the number of workers; an output of
 fewer rows than one row group holds is one table written at once.
 """
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -68,7 +76,7 @@ class _Split:
     def __init__(self, folder: Path, split: str, formats, stack: contextlib.ExitStack, writer: ThreadPoolExecutor):
         import pyarrow.parquet as pq
 
-        self.schema = arrow_schema("mc", required=True).remove_metadata()
+        self.schema = row_schema()
         self.names = [f"{split}.parquet"]
         self.parquet = pq.ParquetWriter(str(stack.enter_context(atomic_path(folder / f"{split}.parquet"))),
                                         self.schema, compression="zstd", use_dictionary=True, write_statistics=True)
@@ -80,40 +88,50 @@ class _Split:
         self.jsonl = self.tsv = None
         if "jsonl" in formats:
             self.names.append(f"{split}.jsonl")
-            self.jsonl = _text_file(folder / f"{split}.jsonl", stack)
+            self.jsonl = _binary_file(folder / f"{split}.jsonl", stack)
         if "tsv" in formats:
             self.names.append(f"{split}.tsv")
-            self.tsv = _text_file(folder / f"{split}.tsv", stack)
-            self.tsv.write("\t".join(TSV_HEADER) + "\n")
-        self.cols: dict[str, list] = {c: [] for c in _COLUMNS}
-        self.text, self.wrote = 0, False  # buffered characters; whether a row group was written
+            self.tsv = _binary_file(folder / f"{split}.tsv", stack)
+            self.tsv.write(("\t".join(TSV_HEADER) + "\n").encode("utf-8"))
+        self.batches: list = []  # the record batches of the row group being filled
+        self.rows = self.text = 0  # their rows and characters of text
+        self.wrote = False  # whether a row group was written
+
+    def add(self, batch, text: int) -> None:
+        """Buffer one record batch of ``text`` characters; write the row group when it is full."""
+        self.batches.append(batch)
+        self.rows += batch.num_rows
+        self.text += text
+        if self.text >= ROW_GROUP_TEXT or self.rows >= ROW_GROUP_ROWS:
+            self.flush()
 
     def flush(self) -> None:
         """Write the buffered rows as one row group (an empty split: one empty row group, as before)."""
-        if not self.cols["question_id"] and self.wrote:
+        if not self.batches and self.wrote:
             return
         import pyarrow as pa
 
-        cols = self.cols
-        arrays = {c: string_array(cols[c]) for c in _STRINGS}
-        arrays["correct_answer_num"] = pa.Array.from_buffers(pa.int64(), len(cols["question_id"]), [
-            None, pa.py_buffer(np.asarray(cols["correct_answer_num"], dtype=np.int64))])
-        arrays["language"], arrays["license"] = string_array(cols["language"]), string_array(cols["license"])
-        prov = self.schema.field("provenance").type
-        arrays["provenance"] = pa.StructArray.from_arrays(
-            [string_array(cols[c]) for c in ("corpus", "file", "record")], fields=list(prov))
-        table = pa.Table.from_arrays([arrays[c] for c in self.schema.names], schema=self.schema)
+        table = pa.Table.from_batches(self.batches, schema=self.schema)
         self.wait()
-        self.writing = self.writer.submit(self.parquet.write_table, table)
+        self.writing = self.writer.submit(_write_group, self.parquet, table)
         self.wrote = True
-        self.cols = {c: [] for c in cols}
-        self.text = 0
+        self.batches, self.rows, self.text = [], 0, 0
 
     def wait(self) -> None:
         """Wait for the row group being written; its error, if any, is raised here."""
         writing, self.writing = self.writing, None
         if writing is not None:
             writing.result()
+
+
+def _write_group(parquet, table) -> None:
+    """One row group: the batches joined into one array per column, so its bytes do not depend on the batches."""
+    parquet.write_table(table.combine_chunks())
+
+
+def row_schema():
+    """The Arrow schema of the rows, as the Parquet files hold it."""
+    return arrow_schema("mc", required=True).remove_metadata()
 
 
 def string_array(values: list[str]):
@@ -145,6 +163,28 @@ def _text_file(path: Path, stack: contextlib.ExitStack):
     return stack.enter_context(open(stack.enter_context(atomic_path(path)), "w", encoding="utf-8", newline="\n"))
 
 
+def _binary_file(path: Path, stack: contextlib.ExitStack):
+    """``path`` open unbuffered: the parts are appended at the descriptor's offset (:func:`append_file`)."""
+    return stack.enter_context(open(stack.enter_context(atomic_path(path)), "wb", buffering=0))
+
+
+def append_file(out, path: str) -> None:
+    """Append the bytes of the file at ``path`` to ``out``, a file open unbuffered for writing.
+
+    The kernel copies them (``os.copy_file_range``) where it can, else they are read and written.
+    """
+    with open(path, "rb") as src:
+        size, done = os.fstat(src.fileno()).st_size, 0
+        with contextlib.suppress(AttributeError, OSError):  # no copy_file_range, or not between these files
+            while done < size:
+                copied = os.copy_file_range(src.fileno(), out.fileno(), size - done)
+                if not copied:
+                    break
+                done += copied
+        src.seek(done)
+        shutil.copyfileobj(src, out)
+
+
 #: Belebele's training-set columns, then ours, as ``<split>.tsv`` has them.
 TSV_HEADER = ("dataset", "split", "passage_id", "question_id", "passage", "question", "answer1", "answer2", "answer3",
               "answer4", "correct_answer", "correct_answer_num", "language", "license", "corpus", "file", "record")
@@ -161,6 +201,55 @@ class Encoded:
     text: int  # characters of passage, question and answers (for the row-group size)
     jsonl: str
     tsv: str
+
+
+@dataclass(frozen=True)
+class Part:
+    """Shuffled rows of one output split, encoded by :func:`encode_part` into files: the JSON lines and the TSV
+    rows (None where the recipe does not ask for them) and the Arrow record batches, with the characters of text
+    of each batch (where the row groups are cut)."""
+
+    jsonl: str | None
+    tsv: str | None
+    arrow: str
+    texts: tuple[int, ...]
+
+    def files(self) -> list[str]:
+        return [path for path in (self.jsonl, self.tsv, self.arrow) if path]
+
+
+def encode_part(stem: Path, split: str, dataset: str, license_: str, language: str, formats, batches) -> Part:
+    """Encode ``batches`` (the columns of each batch of rows, :func:`encode_rows`) into ``stem.jsonl``,
+    ``stem.tsv`` and ``stem.arrow``, a record batch each."""
+    import pyarrow as pa
+
+    schema, texts = row_schema(), []
+    paths = {kind: f"{stem}.{kind}" for kind in ("jsonl", "tsv", "arrow")}
+    with contextlib.ExitStack() as stack:
+        text = {kind: stack.enter_context(open(paths[kind], "wb")) for kind in ("jsonl", "tsv") if kind in formats}
+        arrow = stack.enter_context(pa.ipc.new_file(paths["arrow"], schema))
+        for cols in batches:
+            encoded = encode_rows(split, dataset, license_, language, formats, cols)
+            for kind, fh in text.items():
+                fh.write(getattr(encoded, kind).encode("utf-8"))
+            arrow.write_batch(record_batch(schema, encoded.cols))
+            texts.append(encoded.text)
+    return Part(paths["jsonl"] if "jsonl" in text else None, paths["tsv"] if "tsv" in text else None,
+                paths["arrow"], tuple(texts))
+
+
+def record_batch(schema, cols: dict[str, list]):
+    """The rows given as columns (:data:`_COLUMNS`), as one Arrow record batch of ``schema``."""
+    import pyarrow as pa
+
+    arrays = {c: string_array(cols[c]) for c in _STRINGS}
+    arrays["correct_answer_num"] = pa.Array.from_buffers(pa.int64(), len(cols["question_id"]), [
+        None, pa.py_buffer(np.asarray(cols["correct_answer_num"], dtype=np.int64))])
+    arrays["language"], arrays["license"] = string_array(cols["language"]), string_array(cols["license"])
+    prov = schema.field("provenance").type
+    arrays["provenance"] = pa.StructArray.from_arrays(
+        [string_array(cols[c]) for c in ("corpus", "file", "record")], fields=list(prov))
+    return pa.RecordBatch.from_arrays([arrays[c] for c in schema.names], schema=schema)
 
 
 def encode_rows(split: str, dataset: str, license_: str, language: str, formats, cols: dict[str, list]) -> Encoded:
@@ -212,19 +301,19 @@ class Outputs:
     def names(self) -> list[str]:
         return [name for out in self.splits.values() for name in out.names] + ["dropped.jsonl"]
 
-    def write(self, split: str, encoded: Encoded) -> None:
-        """Append kept rows of one source, encoded by :func:`encode_rows` (here or in a worker process), to the
-        split's files and its row group."""
+    def write(self, split: str, part: Part) -> None:
+        """Append a part of a split's rows (:func:`encode_part`, here or in a worker process) to its files and its
+        row group."""
+        import pyarrow as pa
+
         out = self.splits[split]
-        for c in _COLUMNS:
-            out.cols[c].extend(encoded.cols[c])
-        out.text += encoded.text
-        if out.jsonl is not None:
-            out.jsonl.write(encoded.jsonl)
-        if out.tsv is not None:
-            out.tsv.write(encoded.tsv)
-        if out.text >= ROW_GROUP_TEXT or len(out.cols["question_id"]) >= ROW_GROUP_ROWS:
-            out.flush()
+        for fh, path in ((out.jsonl, part.jsonl), (out.tsv, part.tsv)):
+            if fh is not None:
+                append_file(fh, path)
+        with pa.OSFile(part.arrow) as source:
+            reader = pa.ipc.open_file(source)
+            for k, text in enumerate(part.texts):
+                out.add(reader.get_batch(k), text)
 
     def finish(self) -> list[str]:
         """Write the last row group of every split; return the names of the files."""

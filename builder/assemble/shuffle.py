@@ -8,24 +8,22 @@ take one, and the wrong options fill the other slots in a seeded random
 order. The generator is seeded from (seed, source, split), so adding a source
 leaves the order of the others unchanged.
 
-The draws: first the correct positions of the whole split
-(:func:`balanced_positions`, which needs the split's size), then, batch after
-batch of kept rows, each row's order of its wrong options
-(:func:`wrong_orders`; NumPy draws the same numbers for a split in batches as
-at once). :func:`shuffle_split` makes them; the streaming assembly
-(:mod:`builder.assemble.stream`) calls it at the end of each split.
+The draws (:func:`split_draws`): first the correct positions of the whole
+split (:func:`balanced_positions`, which needs the split's size), then each
+row's order of its wrong options (:func:`wrong_orders`; NumPy draws the same
+numbers for a split in batches as at once). The streaming assembly
+(:mod:`builder.assemble.stream`) draws them at the end of each split, and its
+workers apply them to the split's batches of kept rows (:func:`shuffled_columns`).
 
 >>> import numpy as np
 >>> rows = [("race", "p", f"q{i}", "Text.", "Why?", ["w", "x", "y", "z"], [0], "f", f"#{i}") for i in range(8)]
->>> [cols] = shuffle_split([rows], 8, np.random.default_rng(0))
+>>> cols = shuffled_columns(rows, *split_draws(8, np.random.default_rng(0)))
 >>> sorted(cols["correct_answer_num"])
 [1, 1, 2, 2, 3, 3, 4, 4]
 >>> set(cols["correct_answer"])
 {'w'}
 """
 from __future__ import annotations
-
-from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -48,16 +46,16 @@ def wrong_orders(m: int, rng: np.random.Generator) -> np.ndarray:
     return rng.permuted(np.tile(np.arange(3), (m, 1)), axis=1)
 
 
-def shuffle_split(batches: Iterable[list[tuple]], n: int, rng: np.random.Generator) -> Iterator[dict[str, list]]:
-    """The output columns of each batch of a split's ``n`` kept rows (see :func:`shuffled_columns`), shuffled.
+def split_draws(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The shuffle's draws for a split's ``n`` kept rows: their correct positions, then their wrong options' orders.
 
     ``rng`` is the split's ``shuffle`` generator (:meth:`builder.filters.StepContext.rng`).
+
+    >>> positions, orders = split_draws(5, np.random.default_rng(0))
+    >>> positions.shape, orders.shape
+    ((5,), (5, 3))
     """
-    positions, done = balanced_positions(n, rng), 0
-    for rows in batches:
-        m = len(rows)
-        yield shuffled_columns(rows, positions[done:done + m], wrong_orders(m, rng))
-        done += m
+    return balanced_positions(n, rng), wrong_orders(n, rng)
 
 
 def shuffled_columns(rows: list[tuple], positions: np.ndarray, orders: np.ndarray) -> dict[str, list]:

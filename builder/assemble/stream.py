@@ -13,16 +13,23 @@ With bounded memory, using the cores:
    the splits of a source), whose key digest the worker computes. Results
    come back in batches of :data:`BATCH` records, in task order. A source
    whose every split fits in one task (the one-file corpora) is one task: the
-   worker runs all of steps 2-4 for it (:func:`run_source`), and this process
-   only writes the lines it sends.
+   worker runs all of steps 2-5 for it (:func:`run_source`), and this process
+   only appends the parts it encoded.
 3. **The rest of the steps** (this process), batch by batch, through the one
    runner (:class:`builder.filters.runner.Chain`); the survivors of a split
    are pickled to a spill file, its drops to one file per step.
 4. **At the end of a split** its size ``n`` is known: the answer shuffle
-   (:func:`builder.assemble.shuffle.shuffle_split`) draws the correct
-   positions of the ``n`` rows, then the wrong options' order batch by batch;
-   the rows go to the writers of :mod:`builder.assemble.output` and the
-   split's drops to ``dropped.jsonl``, reader errors first, then step by step.
+   (:func:`builder.assemble.shuffle.split_draws`) draws the correct positions
+   of the ``n`` rows, then each row's order of its wrong options, and this
+   process writes them, with where each part of the spill file starts, to the
+   split's ticket (:meth:`_SplitRun.finish`); the split's drops go to
+   ``dropped.jsonl``, reader errors first, then step by step.
+5. **Encoding** (worker processes): the split's encode tasks
+   (:class:`EncodeTask`, planned after its last task, one per
+   :data:`TASKS_PER_PART` tasks) wait for the ticket, shuffle the options of their part of the spilled rows and encode
+   them into files (:func:`builder.assemble.output.encode_part`); this process
+   appends the parts in order (:meth:`builder.assemble.output.Outputs.write`)
+   while the workers encode the next ones.
 
 The records, ledger, counts and the bytes of every output file do not depend
 on the number of workers; Parquet files are written in row groups of at most
@@ -31,11 +38,13 @@ on the number of workers; Parquet files are written in row groups of at most
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import json
 import os
 import pickle
 import shutil
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +58,8 @@ from ..filters.runner import Chain, SeenStore, StepLedger, key_digest
 from ..readers import get_reader
 from ..readers.base import BadRecord, RawMCItem
 from .counts import Assembly, Count, CountLedger, InternalError, output_splits
-from .output import Outputs, encode_rows
-from .shuffle import shuffle_split
+from .output import Outputs, encode_part
+from .shuffle import shuffled_columns, split_draws
 
 #: Files per task (RACE: about 450 questions).
 FILES_PER_TASK = 128
@@ -58,12 +67,19 @@ FILES_PER_TASK = 128
 BATCH = 1024
 #: Characters of ledger lines per message from a worker.
 PIECE = 1 << 20
+#: Tasks of a split per :class:`EncodeTask`: RACE's train split (206 tasks) is encoded in 13 parts, which the
+#: workers encode while this process appends the ones before them.
+TASKS_PER_PART = 16
 #: Tasks each worker holds, and results it may queue: enough that the workers keep reading while this
 #: process writes a finished split (RACE train: about a second), a few MB per worker.
 DEPTH, QUEUE = 16, 32
 
 #: ``(recipe, on_error, seed, spill folder)`` of the running assembly; forked workers inherit it.
 _STATE: list = []
+#: The cyclic collector's thresholds while an assembly runs (Python's are 700, 10, 10): the records are
+#: tuples, lists and strings without cycles, made by the hundred thousand, and with Python's thresholds the
+#: collector went over them every 700 new ones, about 5% of the CPU of the benchmark's assembly.
+GC_THRESHOLDS = (10_000, 10, 10)
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,17 @@ class Task:
     stop: int  # the worker runs steps[:stop]
     first: bool = True  # first task of its split
     last: bool = True  # last task of its split
+    parts: int = 1  # the split's encode tasks
+
+
+@dataclass(frozen=True)
+class EncodeTask:
+    """Part ``part`` of ``parts`` of a split's kept rows, shuffled and encoded into files (:func:`run_encode`)."""
+
+    source: int  # index in recipe.sources
+    native: str  # native split
+    part: int
+    parts: int
 
 
 @dataclass(frozen=True)
@@ -168,6 +195,7 @@ def plan(recipe, on_error: str, info: dict):
             continue
         for native, (count, joined) in files.items():
             n_tasks = max(1, -(-count // FILES_PER_TASK))
+            parts = -(-n_tasks // TASKS_PER_PART)
             start = 0
             for j in range(n_tasks):
                 chunk: list[str] = []
@@ -179,7 +207,8 @@ def plan(recipe, on_error: str, info: dict):
                     if end == len(joined):
                         break
                 yield Task(index, native, tuple(chunk), whole if n_tasks == 1 else part,
-                           j == 0, j == n_tasks - 1)
+                           j == 0, j == n_tasks - 1, parts)
+            yield from (EncodeTask(index, native, k, parts) for k in range(parts))
             files[native] = (0, "")
 
 
@@ -201,10 +230,13 @@ _FOLDERS = itertools.count()
 def run_task(task: Task):
     """Read a task's files and run ``steps[:task.stop]``; yield ``(read, items, drops)`` batches.
 
-    A task that holds its whole source is :func:`run_source`'s.
+    A task that holds its whole source is :func:`run_source`'s, an encode task :func:`run_encode`'s.
     """
     if isinstance(task, SourceTask):
         yield from run_source(task)
+        return
+    if isinstance(task, EncodeTask):
+        yield from run_encode(task)
         return
     recipe, on_error, seed = _STATE[:3]
     spec = recipe.sources[task.source]
@@ -254,10 +286,10 @@ def run_source(task: SourceTask):
 
     Each split's records go through every step (:class:`_SplitRun`, with a
     :class:`SeenStore` of the source's own), and its kept rows are shuffled
-    and encoded (:func:`builder.assemble.output.encode_rows`); yields
-    ``("rows", split, Encoded)`` and ``("drops", text)`` in the order the
-    files get them, then ``("counts", (counts, reasons, total, rows))``: read
-    and kept per split, the ledger's counts and total, the rows per output split.
+    and encoded in one part (:func:`run_encode`); yields ``("drops", text)``
+    and ``("part", split, Part, folder)`` of each split, then ``("counts",
+    (counts, reasons, total, rows))``: read and kept per split, the ledger's
+    counts and total, the rows per output split.
     """
     recipe, on_error, seed, spill = _STATE
     spec = recipe.sources[task.source]
@@ -272,6 +304,7 @@ def run_source(task: SourceTask):
             for payload in run_task(split_task):
                 run.take(payload)
             yield from run.finish()
+            yield from run_encode(EncodeTask(task.source, native, 0, 1))
     finally:
         store.close()
     yield "counts", ([(c.source, c.split, c.read, c.kept) for c in local.counts.values()], local.ledger.counts,
@@ -290,10 +323,11 @@ class _SplitRun:
         self.steps, self.pre = steps, precomputed(steps, task.stop)
         self.chain = Chain(steps[:task.stop + 1] if self.pre else steps, task.stop, self.ctx, store, task.source)
         self.count = result.counts.setdefault((spec.name, self.split), Count(spec.name, self.split))
-        self.folder = spill / f"split{os.getpid()}-{next(_FOLDERS)}"  # workers make theirs in the same folder
+        self.folder = split_folder(spill, task.source, task.native)
         self.folder.mkdir()
         self.kept_file = open(self.folder / "kept.pickle", "wb")
-        self.kept = 0
+        self.kept, self.parts = 0, task.parts
+        self.spilled: list[tuple[int, int]] = []  # where each pickled batch of kept rows starts, and its rows
         self.buckets: dict[int, object] = {}
 
     def _drops(self, drops) -> None:
@@ -313,6 +347,7 @@ class _SplitRun:
         if items:
             rows = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct,
                      it.file, it.record) for it in items]
+            self.spilled.append((self.kept_file.tell(), len(rows)))
             pickle.dump(rows, self.kept_file, protocol=pickle.HIGHEST_PROTOCOL)
             self.kept += len(items)
 
@@ -339,32 +374,72 @@ class _SplitRun:
         self._keep(kept)
 
     def finish(self):
-        """The end of the split: ``("rows", split, Encoded)`` of each shuffled batch of kept rows, then
-        ``("drops", text)`` of the ledger lines, step by step, in pieces of at most :data:`PIECE` characters
-        (the messages :func:`_written` writes)."""
+        """The end of the split: its ticket for the encode tasks, then ``("drops", text)`` of the ledger lines,
+        step by step, in pieces of at most :data:`PIECE` characters (the messages :func:`_written` writes).
+
+        The ticket (``encode.pickle`` in the split's folder, renamed into place
+        whole) holds what :func:`encode_part` needs and, for each of the
+        :attr:`parts`, where its pickled batches start, how many there are and
+        the shuffle's draws for its rows; the parts split the batches evenly.
+        """
         self._keep(self.chain.finish())
         self.kept_file.close()
+        positions, orders = split_draws(self.kept, self.ctx.rng("shuffle"))
+        bounds = [len(self.spilled) * k // self.parts for k in range(self.parts + 1)]
+        parts, row = [], 0
+        for start, stop in zip(bounds, bounds[1:]):
+            rows = sum(n for _, n in self.spilled[start:stop])
+            parts.append((self.spilled[start][0] if start < stop else 0, stop - start, positions[row:row + rows],
+                          orders[row:row + rows]))
+            row += rows
         recipe = self.result.recipe
-        with open(self.folder / "kept.pickle", "rb") as fh:
-            for cols in shuffle_split(_spilled(fh, self.kept), self.kept, self.ctx.rng("shuffle")):
-                yield "rows", self.split, encode_rows(self.split, self.spec.name, self.license, recipe.language,
-                                                      recipe.formats, cols)
+        ticket = {"split": self.split, "encode": (self.split, self.spec.name, self.license, recipe.language,
+                                                  recipe.formats), "parts": parts}
+        with open(self.folder / "encode.pickle.tmp", "wb") as fh:
+            pickle.dump(ticket, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(self.folder / "encode.pickle.tmp", self.folder / "encode.pickle")
         for pos in sorted(self.buckets):
             self.buckets[pos].close()
             with open(self.folder / f"drops{pos + 1}.jsonl", encoding="utf-8") as fh:
                 yield from (("drops", piece) for piece in iter(lambda: fh.read(PIECE), ""))
         self.count.kept += self.kept
         self.result.n_rows[self.split] += self.kept
-        shutil.rmtree(self.folder)
 
 
-def _spilled(fh, n: int):
-    """The batches of kept rows pickled to ``fh``, ``n`` rows in all."""
+def split_folder(spill: Path, source: int, native: str) -> Path:
+    """The spill folder of one native split of the source at ``source`` in the recipe."""
+    return spill / f"split-{source}-{list(_STATE[0].sources[source].splits).index(native)}"
+
+
+def run_encode(task: EncodeTask):
+    """Shuffle and encode a part of a split's kept rows into files; yield ``("part", split, Part, folder)``, the
+    folder given with the split's last part (its spill, which this process removes once the part is written).
+
+    Waits for the split's ticket (:meth:`_SplitRun.finish`): a worker may be
+    handed this task while the main process still takes the split's last results.
+    """
+    spill = _STATE[3]
+    folder = split_folder(spill, task.source, task.native)
+    ticket = folder / "encode.pickle"
+    while not ticket.exists():
+        time.sleep(0.001)
+    with open(ticket, "rb") as fh:
+        job = pickle.load(fh)
+    start, count, positions, orders = job["parts"][task.part]
+    with open(folder / "kept.pickle", "rb") as fh:
+        fh.seek(start)
+        part = encode_part(folder / f"part{task.part}", *job["encode"],
+                           _shuffled(fh, count, positions, orders))
+    yield "part", job["split"], part, folder if task.part == task.parts - 1 else None
+
+
+def _shuffled(fh, count: int, positions, orders):
+    """The output columns of ``count`` batches of kept rows pickled to ``fh``, shuffled by the draws of their rows."""
     done = 0
-    while done < n:
+    for _ in range(count):
         rows = pickle.load(fh)
+        yield shuffled_columns(rows, positions[done:done + len(rows)], orders[done:done + len(rows)])
         done += len(rows)
-        yield rows
 
 
 def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | None = None) -> list[str]:
@@ -377,12 +452,18 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
     store = SeenStore(spill / "seen.bin")
     _STATE[:] = [recipe, result.on_error, result.seed, spill]
     info: dict = {}
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)  # here and in the workers, which fork from this process
     try:
         with contextlib.ExitStack() as stack:
             outputs = Outputs(Path(folder), output_splits(recipe), recipe.formats, stack)
             current, steps, progress = None, None, _Progress(wrap)
             for task, payloads in ordered_map(run_task, plan(recipe, result.on_error, info), jobs=jobs,
                                           depth=DEPTH, queue=QUEUE):
+                if isinstance(task, EncodeTask):
+                    for message in payloads:
+                        _written(result, outputs, message)
+                    continue
                 if isinstance(task, SourceTask):
                     spec = recipe.sources[task.source]
                     result.licenses[spec.name] = task.license
@@ -410,6 +491,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
             names = outputs.finish()
             result.check_counts()  # before the files are renamed into place
     finally:
+        gc.set_threshold(*thresholds)
         _STATE.clear()
         _READERS.clear()
         store.close()
@@ -420,8 +502,13 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
 def _written(result, outputs: Outputs, message) -> None:
     """A message of :meth:`_SplitRun.finish` or :func:`run_source`, into the output files and ``result``'s counts."""
     kind, *rest = message
-    if kind == "rows":
-        outputs.write(*rest)
+    if kind == "part":
+        split, part, folder = rest
+        outputs.write(split, part)
+        for path in part.files():
+            os.unlink(path)
+        if folder is not None:  # the split's last part
+            shutil.rmtree(folder)
     elif kind == "drops":
         outputs.ledger.write(rest[0])
     else:
@@ -452,4 +539,5 @@ class _Progress:
                 next(self.it, None)
 
 
-__all__ = ["stream_assembly", "plan", "run_task", "run_source", "Task", "SourceTask", "stops", "precomputed"]
+__all__ = ["stream_assembly", "plan", "run_task", "run_source", "run_encode", "Task", "SourceTask", "EncodeTask",
+           "stops", "precomputed"]

@@ -32,8 +32,8 @@ import builder.assemble.output as output
 import builder.assemble.stream as stream
 import builder.filters.runner as runner
 from builder.assemble import assemble
-from builder.assemble.output import Outputs, encode_rows
-from builder.assemble.shuffle import balanced_positions, shuffle_split
+from builder.assemble.output import Outputs, encode_part
+from builder.assemble.shuffle import balanced_positions, shuffled_columns, split_draws
 from builder.filters import FILTERS, Filter, FourOptions, Ledger, StepContext, get_filter
 from builder.filters.sentences import count_sentences, more_sentences_than, split_sentences
 from builder.filters.too_many_sentences import DEFAULT_MAX_SENTENCES, TooManySentences
@@ -58,11 +58,11 @@ def shuffle_options(items, rng):
     """``(answers, correct_answer_num)`` per item: the assembly's shuffle of one split, in one batch."""
     rows = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct, it.file,
              it.record) for it in items]
-    out = []
-    for cols in shuffle_split([rows] if rows else [], len(rows), rng):
-        out += [(tuple(cols[f"answer{k}"][i] for k in range(1, 5)), cols["correct_answer_num"][i])
-                for i in range(len(cols["question_id"]))]
-    return out
+    if not rows:
+        return []
+    cols = shuffled_columns(rows, *split_draws(len(rows), rng))
+    return [(tuple(cols[f"answer{k}"][i] for k in range(1, 5)), cols["correct_answer_num"][i])
+            for i in range(len(rows))]
 
 
 def item(passage="Text.", options=("a", "b", "c", "d"), correct=(0,), qid="q", meta=None, source="demo"):
@@ -801,10 +801,10 @@ def test_a_row_group_counts_the_text_of_its_own_rows_from_zero(tmp_path, monkeyp
     monkeypatch.setattr(output, "ROW_GROUP_TEXT", 10)
     with contextlib.ExitStack() as stack:
         outputs = Outputs(tmp_path, ["train"], ("parquet",), stack)
-        for text in (4, 5, 1, 9, 5):
-            encoded = encode_rows("train", "demo", "MIT", "eng_Latn", ("parquet",), one_row(text))
-            assert encoded.text == text
-            outputs.write("train", encoded)
+        for k, text in enumerate((4, 5, 1, 9, 5)):
+            part = encode_part(tmp_path / f"part{k}", "train", "demo", "MIT", "eng_Latn", ("parquet",), [one_row(text)])
+            assert part.texts == (text,) and part.jsonl is None and part.tsv is None
+            outputs.write("train", part)
         outputs.finish()
     meta = pq.ParquetFile(tmp_path / "train.parquet").metadata
     assert [meta.row_group(k).num_rows for k in range(meta.num_row_groups)] == [3, 2]

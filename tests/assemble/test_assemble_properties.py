@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.assemble.shuffle import balanced_positions, shuffle_split
+from builder.assemble.shuffle import balanced_positions, shuffled_columns, split_draws
 from builder.filters import FILTERS, FourOptions, Ledger, StepContext, get_filter
 from builder.filters.runner import Chain
 from builder.readers.base import BadRecord, RawMCItem
@@ -19,7 +19,7 @@ def shuffle_options(items, rng):
              it.record) for it in items]
     if not rows:
         return []
-    [cols] = shuffle_split([rows], len(rows), rng)
+    cols = shuffled_columns(rows, *split_draws(len(rows), rng))
     return [(tuple(cols[f"answer{k}"][i] for k in range(1, 5)), cols["correct_answer_num"][i])
             for i in range(len(rows))]
 

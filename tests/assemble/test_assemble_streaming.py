@@ -34,7 +34,7 @@ import builder.assemble.output as output
 import builder.assemble.stream as stream
 from builder.assemble import assemble
 from builder.assemble.output import json_text
-from builder.assemble.shuffle import balanced_positions, shuffle_split
+from builder.assemble.shuffle import balanced_positions, shuffled_columns, split_draws, wrong_orders
 from schemas.io import tsv_field
 from builder.filters import FILTERS, Filter, Transform
 from builder.filters.runner import SeenStore
@@ -183,24 +183,36 @@ def reference_shuffle(rows, rng):
     return out
 
 
-def test_the_answer_order_is_the_documented_shuffle_drawn_in_batches():
+def test_the_answer_order_is_the_documented_shuffle_applied_in_batches():
     for n, seed in ((1, 0), (7, 1), (50, 2), (403, 3)):
         rng = np.random.default_rng(seed)
         rows = [("c", "p", f"q{i}", "P", "Q", [f"o{i}.{k}" for k in range(4)], [int(rng.integers(4))], "f", f"#{i}")
                 for i in range(n)]
         expected = reference_shuffle(rows, np.random.default_rng([seed, 9]))
-        batches, done = [], 0
-        for m in (1, 5, 64, 1000):  # the wrong options' order drawn batch by batch, as the spill is read back
+        positions, orders = split_draws(n, np.random.default_rng([seed, 9]))
+        got, done = [], 0
+        for m in (1, 5, 64, 1000):  # the draws of a split applied batch by batch, as the encode tasks apply them
             m = min(m, n - done)
-            if m:
-                batches.append(rows[done:done + m])
-                done += m
-        got = []
-        for cols in shuffle_split(batches, n, np.random.default_rng([seed, 9])):
+            if not m:
+                break
+            cols = shuffled_columns(rows[done:done + m], positions[done:done + m], orders[done:done + m])
             got += [((cols["answer1"][k], cols["answer2"][k], cols["answer3"][k], cols["answer4"][k]),
-                     cols["correct_answer_num"][k]) for k in range(len(cols["question_id"]))]
+                     cols["correct_answer_num"][k]) for k in range(m)]
+            done += m
         assert got == expected
         assert [num for _, num in got] == (balanced_positions(n, np.random.default_rng([seed, 9])) + 1).tolist()
+
+
+def test_the_wrong_options_orders_drawn_at_once_are_those_drawn_batch_by_batch():
+    # what the assembly wrote before its encode tasks drew a split's orders at once: the same bytes
+    for n, sizes in ((1, (1,)), (9, (4, 5)), (2500, (1024, 1024, 452)), (700, (1, 699))):
+        at_once = np.random.default_rng(5)
+        balanced_positions(n, at_once)
+        rng = np.random.default_rng(5)
+        balanced_positions(n, rng)
+        batched = np.concatenate([wrong_orders(m, rng) for m in sizes])
+        assert np.array_equal(split_draws(n, np.random.default_rng(5))[1], batched)
+        assert np.array_equal(wrong_orders(n, at_once), batched)
 
 
 TEXT = st.text(alphabet=st.sampled_from(list('ab "\\\t\n\r\x00\x1fé€𝄞\u2028,;') + ["\ud800"]), max_size=12)
