@@ -159,10 +159,6 @@ def string_array(values: list[str]):
     return pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets), pa.py_buffer(data))
 
 
-def _text_file(path: Path, stack: contextlib.ExitStack):
-    return stack.enter_context(open(stack.enter_context(atomic_path(path)), "w", encoding="utf-8", newline="\n"))
-
-
 def _binary_file(path: Path, stack: contextlib.ExitStack):
     """``path`` open unbuffered: the parts are appended at the descriptor's offset (:func:`append_file`)."""
     return stack.enter_context(open(stack.enter_context(atomic_path(path)), "wb", buffering=0))
@@ -296,7 +292,7 @@ class Outputs:
         writer = ThreadPoolExecutor(max_workers=max(1, len(splits)), thread_name_prefix="parquet")
         self.splits = {split: _Split(self.folder, split, formats, stack, writer) for split in splits}
         stack.callback(writer.shutdown)  # runs first: every row group written, then each split closes
-        self.ledger = _text_file(self.folder / "dropped.jsonl", stack)
+        self.ledger = _binary_file(self.folder / "dropped.jsonl", stack)
 
     def names(self) -> list[str]:
         return [name for out in self.splits.values() for name in out.names] + ["dropped.jsonl"]

@@ -58,15 +58,13 @@ from ..filters.runner import Chain, SeenStore, StepLedger, key_digest
 from ..readers import get_reader
 from ..readers.base import BadRecord, RawMCItem
 from .counts import Assembly, Count, CountLedger, InternalError, output_splits
-from .output import Outputs, encode_part
+from .output import Outputs, append_file, encode_part
 from .shuffle import shuffled_columns, split_draws
 
 #: Files per task (RACE: about 450 questions).
 FILES_PER_TASK = 128
 #: Records per message from a worker.
 BATCH = 1024
-#: Characters of ledger lines per message from a worker.
-PIECE = 1 << 20
 #: Tasks of a split per :class:`EncodeTask`: RACE's train split (206 tasks) is encoded in 13 parts, which the
 #: workers encode while this process appends the ones before them.
 TASKS_PER_PART = 16
@@ -74,7 +72,8 @@ TASKS_PER_PART = 16
 #: process writes a finished split (RACE train: about a second), a few MB per worker.
 DEPTH, QUEUE = 16, 32
 
-#: ``(recipe, on_error, seed, spill folder)`` of the running assembly; forked workers inherit it.
+#: ``(recipe, on_error, seed, spill folder, pid of the main process)`` of the running assembly; forked workers
+#: inherit it.
 _STATE: list = []
 #: The cyclic collector's thresholds while an assembly runs (Python's are 700, 10, 10): the records are
 #: tuples, lists and strings without cycles, made by the hundred thousand, and with Python's thresholds the
@@ -101,6 +100,7 @@ class EncodeTask:
     native: str  # native split
     part: int
     parts: int
+    end: bool = True  # the last encode task of its source
 
 
 @dataclass(frozen=True)
@@ -168,8 +168,25 @@ def verdict(steps, stop: int, item):
 
 
 def plan(recipe, on_error: str, info: dict):
-    """The tasks of every source in order; ``info[index]`` gets ``(license, number of files)``."""
-    for index, spec in enumerate(recipe.sources):
+    """The tasks of every source; ``info[index]`` gets ``(license, number of files)``.
+
+    The sources whose every split fits in one task come first, a
+    :class:`SourceTask` each, as they are listed; the readers that keep a file
+    per article (:attr:`builder.readers.base.Reader.many_files`) are listed
+    last, so the workers read the other sources meanwhile. The tasks of the
+    sources of several tasks follow, in the recipe's order. Whatever the
+    order of the tasks, :func:`stream_assembly` writes the sources in the
+    recipe's order. An error met while listing a source is raised in its
+    turn: after the tasks of every source before it in the recipe, and
+    instead of any error of a source after it.
+    """
+    sources = recipe.sources
+    order = sorted(range(len(sources)), key=lambda i: get_reader(sources[i].reader).many_files)
+    later, failed = [], None  # the sources of several tasks; (index, error) of the first source that failed
+    for index in order:
+        if failed is not None and index > failed[0]:
+            continue
+        spec = sources[index]
         try:
             reader = _reader(recipe, index, spec, on_error)
             license_ = spec.license or getattr(reader, "license", None) or reader.default_license
@@ -180,36 +197,46 @@ def plan(recipe, on_error: str, info: dict):
                                         f"asked for {', '.join(spec.splits)}")
                 listed[split].append(str(path))
         except Exception as err:  # raised when its turn comes
-            yield err
-            return
+            failed = (index, err)
+            continue
         del reader  # and its list of Path objects: RACE at 10x lists 280,000 files
-        total = sum(len(paths) for paths in listed.values())
+        info[index] = (license_, sum(len(paths) for paths in listed.values()))
         # one string per split while the tasks are handed out (a str object per path costs ~60 bytes more)
         files = {native: (len(paths), "\0".join(paths)) for native, paths in listed.items()}
         del listed
-        info[index] = (license_, total)
-        part, whole = stops(build_steps(spec))
         if one_task(files):
             yield SourceTask(index, tuple((native, tuple(joined.split("\0")) if count else ())
                                           for native, (count, joined) in files.items()), license_)
-            continue
-        for native, (count, joined) in files.items():
-            n_tasks = max(1, -(-count // FILES_PER_TASK))
-            parts = -(-n_tasks // TASKS_PER_PART)
-            start = 0
-            for j in range(n_tasks):
-                chunk: list[str] = []
-                while len(chunk) < FILES_PER_TASK and start <= len(joined) and count:
-                    end = joined.find("\0", start)
-                    end = len(joined) if end < 0 else end
-                    chunk.append(joined[start:end])
-                    start = end + 1
-                    if end == len(joined):
-                        break
-                yield Task(index, native, tuple(chunk), whole if n_tasks == 1 else part,
-                           j == 0, j == n_tasks - 1, parts)
-            yield from (EncodeTask(index, native, k, parts) for k in range(parts))
-            files[native] = (0, "")
+        else:
+            later.append((index, files))
+    for index, files in sorted(later, key=lambda pair: pair[0]):
+        yield from _split_tasks(index, stops(build_steps(sources[index])), files)
+    if failed is not None:
+        yield failed[1]
+
+
+def _split_tasks(index: int, stops_: tuple[int, int], files: dict[str, tuple[int, str]]):
+    """The tasks of a source of several tasks: each split's, then its encode tasks."""
+    part, whole = stops_
+    natives = list(files)
+    for native in natives:
+        count, joined = files[native]
+        n_tasks = max(1, -(-count // FILES_PER_TASK))
+        parts = -(-n_tasks // TASKS_PER_PART)
+        start = 0
+        for j in range(n_tasks):
+            chunk: list[str] = []
+            while len(chunk) < FILES_PER_TASK and start <= len(joined) and count:
+                end = joined.find("\0", start)
+                end = len(joined) if end < 0 else end
+                chunk.append(joined[start:end])
+                start = end + 1
+                if end == len(joined):
+                    break
+            yield Task(index, native, tuple(chunk), whole if n_tasks == 1 else part, j == 0, j == n_tasks - 1, parts)
+        yield from (EncodeTask(index, native, k, parts, native == natives[-1] and k == parts - 1)
+                    for k in range(parts))
+        files[native] = (0, "")
 
 
 def one_task(files: dict[str, tuple[int, str]]) -> bool:
@@ -286,12 +313,12 @@ def run_source(task: SourceTask):
 
     Each split's records go through every step (:class:`_SplitRun`, with a
     :class:`SeenStore` of the source's own), and its kept rows are shuffled
-    and encoded in one part (:func:`run_encode`); yields ``("drops", text)``
+    and encoded in one part (:func:`run_encode`); yields ``("drops", path)``
     and ``("part", split, Part, folder)`` of each split, then ``("counts",
     (counts, reasons, total, rows))``: read and kept per split, the ledger's
     counts and total, the rows per output split.
     """
-    recipe, on_error, seed, spill = _STATE
+    recipe, on_error, seed, spill, _ = _STATE
     spec = recipe.sources[task.source]
     steps = build_steps(spec)
     whole = stops(steps)[1]
@@ -374,8 +401,8 @@ class _SplitRun:
         self._keep(kept)
 
     def finish(self):
-        """The end of the split: its ticket for the encode tasks, then ``("drops", text)`` of the ledger lines,
-        step by step, in pieces of at most :data:`PIECE` characters (the messages :func:`_written` writes).
+        """The end of the split: its ticket for the encode tasks, then ``("drops", path)`` of the file of each
+        step's ledger lines, step by step (the messages :func:`_written` writes).
 
         The ticket (``encode.pickle`` in the split's folder, renamed into place
         whole) holds what :func:`encode_part` needs and, for each of the
@@ -400,8 +427,7 @@ class _SplitRun:
         os.replace(self.folder / "encode.pickle.tmp", self.folder / "encode.pickle")
         for pos in sorted(self.buckets):
             self.buckets[pos].close()
-            with open(self.folder / f"drops{pos + 1}.jsonl", encoding="utf-8") as fh:
-                yield from (("drops", piece) for piece in iter(lambda: fh.read(PIECE), ""))
+            yield "drops", str(self.folder / f"drops{pos + 1}.jsonl")
         self.count.kept += self.kept
         self.result.n_rows[self.split] += self.kept
 
@@ -418,10 +444,12 @@ def run_encode(task: EncodeTask):
     Waits for the split's ticket (:meth:`_SplitRun.finish`): a worker may be
     handed this task while the main process still takes the split's last results.
     """
-    spill = _STATE[3]
+    spill, main = _STATE[3:]
     folder = split_folder(spill, task.source, task.native)
     ticket = folder / "encode.pickle"
     while not ticket.exists():
+        if main == os.getpid() or os.getppid() != main:  # no one else to write it: run here, or orphaned
+            raise InternalError(f"internal error: the encode ticket of split {task.native!r} was not written")
         time.sleep(0.001)
     with open(ticket, "rb") as fh:
         job = pickle.load(fh)
@@ -450,7 +478,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
     spill = Path(folder) / ".spill"
     spill.mkdir()
     store = SeenStore(spill / "seen.bin")
-    _STATE[:] = [recipe, result.on_error, result.seed, spill]
+    _STATE[:] = [recipe, result.on_error, result.seed, spill, os.getpid()]
     info: dict = {}
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)  # here and in the workers, which fork from this process
@@ -458,19 +486,27 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
         with contextlib.ExitStack() as stack:
             outputs = Outputs(Path(folder), output_splits(recipe), recipe.formats, stack)
             current, steps, progress = None, None, _Progress(wrap)
+            # a source read whole in a worker (planned first) waits here for its turn in the recipe's order: its
+            # messages name files, reasons and counts, so holding them costs no memory that grows with the corpus
+            held: dict[int, list] = {}
+            turn = 0  # the source whose rows are written now
             for task, payloads in ordered_map(run_task, plan(recipe, result.on_error, info), jobs=jobs,
                                           depth=DEPTH, queue=QUEUE):
+                if isinstance(task, SourceTask):
+                    spec = recipe.sources[task.source]
+                    progress.start(info[task.source][1], f"reading {spec.name}")
+                    held[task.source] = [("license", task.license), *payloads]
+                    progress.advance(info[task.source][1])
+                    turn = _release(result, outputs, held, turn)
+                    continue
+                turn = _release(result, outputs, held, turn)
+                if turn != task.source:
+                    raise InternalError(f"internal error: a task of source {task.source} came in the turn of "
+                                        f"source {turn}")
                 if isinstance(task, EncodeTask):
                     for message in payloads:
                         _written(result, outputs, message)
-                    continue
-                if isinstance(task, SourceTask):
-                    spec = recipe.sources[task.source]
-                    result.licenses[spec.name] = task.license
-                    progress.start(info[task.source][1], f"reading {spec.name}")
-                    for message in payloads:
-                        _written(result, outputs, message)
-                    progress.advance(info[task.source][1])
+                    turn += task.end
                     continue
                 if current is None:
                     spec = recipe.sources[task.source]
@@ -487,6 +523,8 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
                     for message in current.finish():
                         _written(result, outputs, message)
                     current = None
+            if _release(result, outputs, held, turn) != len(recipe.sources):
+                raise InternalError("internal error: the assembly ended before every source was written")
             progress.start(0, "")
             names = outputs.finish()
             result.check_counts()  # before the files are renamed into place
@@ -499,18 +537,30 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
     return names
 
 
-def _written(result, outputs: Outputs, message) -> None:
-    """A message of :meth:`_SplitRun.finish` or :func:`run_source`, into the output files and ``result``'s counts."""
+def _release(result, outputs: Outputs, held: dict[int, list], turn: int) -> int:
+    """Write the held sources whose turn has come, from source ``turn`` on; return the source whose turn it is."""
+    while turn in held:
+        for message in held.pop(turn):
+            _written(result, outputs, message, result.recipe.sources[turn].name)
+        turn += 1
+    return turn
+
+
+def _written(result, outputs: Outputs, message, source: str = "") -> None:
+    """A message of :meth:`_SplitRun.finish`, :func:`run_encode` or :func:`run_source` (of ``source``), into the
+    output files and ``result``'s counts."""
     kind, *rest = message
-    if kind == "part":
+    if kind == "license":
+        result.licenses[source] = rest[0]
+    elif kind == "part":
         split, part, folder = rest
         outputs.write(split, part)
         for path in part.files():
             os.unlink(path)
         if folder is not None:  # the split's last part
             shutil.rmtree(folder)
-    elif kind == "drops":
-        outputs.ledger.write(rest[0])
+    elif kind == "drops":  # removed with its split's folder
+        append_file(outputs.ledger, rest[0])
     else:
         counts, reasons, total, n_rows = rest[0]
         for source, split, read, kept in counts:  # a source's splits are counted here only

@@ -81,6 +81,9 @@ class Reader(ABC):
 
     name: str = ""
     default_license: str = ""
+    #: Whether the corpus keeps a file per article or record (RACE), so that listing it takes a while: the
+    #: assembly lists such sources after the others and starts the workers on those meanwhile.
+    many_files: bool = False
 
     def __init__(self, root: str | Path, splits: Sequence[str] | None = None, *, on_error: str = "raise"):
         if on_error not in ("raise", "skip"):

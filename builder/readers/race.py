@@ -39,6 +39,7 @@ class RaceReader(SourceReader):
 
     name = "race"
     default_license = "RACE-research"
+    many_files = True
     SPLITS = ("train", "dev", "test")
 
     def _base(self) -> Path:
