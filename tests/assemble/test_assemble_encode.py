@@ -160,10 +160,12 @@ def test_the_sources_read_whole_are_planned_first_and_written_in_the_recipes_ord
 
 
 def test_a_missing_source_is_reported_in_the_recipes_order_though_listed_later(tmp_path):
-    # RACE (a file per article) is listed after SciQ, but its error comes first, as it is first in the recipe
-    data = {"name": "two", "sources": [
+    # RACE (a file per article) is listed after SciQ and MCTest, but its error comes first, as it is first in the
+    # recipe; MCTest, after the failed SciQ in the recipe, is skipped, and RACE is still listed after it
+    data = {"name": "three", "sources": [
         {"name": "RACE", "reader": "race", "path": str(tmp_path / "no-race"), "splits": {"train": "train"}},
-        {"name": "SciQ", "reader": "sciq", "path": str(tmp_path / "no-sciq"), "splits": {"train": "train"}}]}
+        {"name": "SciQ", "reader": "sciq", "path": str(tmp_path / "no-sciq"), "splits": {"train": "train"}},
+        {"name": "MCTest", "reader": "mctest", "path": str(SOURCES / "mctest"), "splits": {"train": "train"}}]}
     with pytest.raises(SourceNotFoundError, match="no-race"):
         assemble(recipe_from_dict(data), tmp_path / "out", jobs=2)
     data["sources"][0]["path"] = str(SOURCES / "race")
@@ -190,3 +192,74 @@ def test_a_held_source_keeps_no_text_in_memory_only_the_names_of_its_files(tmp_p
             assert message[1].endswith(".jsonl") and "\n" not in message[1]
         if message[0] == "part":
             assert isinstance(message[2], output.Part)
+
+
+def _fake_copy(monkeypatch, behave):
+    """os.copy_file_range as ``behave(real, src, dst, count)`` (present even where the platform has none)."""
+    real = getattr(os, "copy_file_range", None)
+    monkeypatch.setattr(os, "copy_file_range", lambda src, dst, count: behave(real, src, dst, count), raising=False)
+
+
+DATA = b"head:" + bytes(range(256)) * 40 + b":tail"
+
+
+def _appended(tmp_path) -> bytes:
+    """``DATA``'s head written, its middle appended from a file, its tail written: what the output file holds."""
+    (tmp_path / "part").write_bytes(DATA[5:-5])
+    with open(tmp_path / "out", "wb", buffering=0) as out:
+        out.write(DATA[:5])
+        output.append_file(out, str(tmp_path / "part"))
+        out.write(DATA[-5:])
+    return (tmp_path / "out").read_bytes()
+
+
+def test_a_part_is_appended_where_the_platform_has_no_copy_file_range(tmp_path, monkeypatch):
+    monkeypatch.delattr(os, "copy_file_range", raising=False)  # macOS, or a Python without it
+    assert _appended(tmp_path) == DATA
+
+
+def test_a_part_is_appended_when_the_kernel_refuses_to_copy_between_the_files(tmp_path, monkeypatch):
+    import errno
+
+    def refuse(real, src, dst, count):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    _fake_copy(monkeypatch, refuse)
+    assert _appended(tmp_path) == DATA
+
+
+def test_a_part_is_appended_when_the_kernel_copies_nothing(tmp_path, monkeypatch):
+    # some filesystems answer 0 at once; the rest is read and written
+    _fake_copy(monkeypatch, lambda real, src, dst, count: 0)
+    assert _appended(tmp_path) == DATA
+
+
+@pytest.mark.skipif(not hasattr(os, "copy_file_range"), reason="needs os.copy_file_range")
+def test_a_part_copied_a_little_at_a_time_is_appended_once(tmp_path, monkeypatch):
+    calls = []
+
+    def little(real, src, dst, count):
+        calls.append(count)
+        return real(src, dst, min(count, 1000))
+
+    _fake_copy(monkeypatch, little)
+    assert _appended(tmp_path) == DATA
+    assert len(calls) >= len(DATA) // 1000
+
+
+def test_the_readers_that_list_a_file_per_article_are_listed_last(tmp_path, monkeypatch):
+    recipe = load_recipe(EXAMPLE)
+    listed = []
+    real = stream._reader
+
+    def reader(recipe_, index, spec, on_error):
+        listed.append(index)
+        return real(recipe_, index, spec, on_error)
+
+    monkeypatch.setattr(stream, "_reader", reader)
+    stream._STATE[:] = [recipe, "raise", 0, tmp_path, os.getpid()]
+    try:
+        list(stream.plan(recipe, "raise", {}))
+    finally:
+        stream._STATE.clear()
+    assert listed == [1, 2, 3, 4, 5, 0]  # RACE (0) last: the workers read the others while it is listed
