@@ -82,35 +82,35 @@ def test_the_parts_split_the_spilled_batches_evenly_and_in_order(tmp_path, monke
     assert ticket["encode"][:2] == ("train", "RACE")
 
 
-def _ticket_state(tmp_path, main: int):
-    recipe = recipe_from_dict({"name": "race", "sources": [{"name": "RACE", "reader": "race",
-                                                            "path": str(SOURCES / "race"),
-                                                            "splits": {"train": "train"}}]})
-    stream._STATE[:] = [recipe, "raise", 0, tmp_path, main]
-    stream.split_folder(tmp_path, 0, "train").mkdir()
-    return stream.EncodeTask(0, "train", 0, 1)
+@pytest.fixture
+def ticket_state(tmp_path):
+    """An encode task of RACE's train split, with the run's state as the process whose pid is given has it (the
+    state is cleared after the test)."""
+
+    def make(main: int):
+        recipe = recipe_from_dict({"name": "race", "sources": [{"name": "RACE", "reader": "race",
+                                                                "path": str(SOURCES / "race"),
+                                                                "splits": {"train": "train"}}]})
+        stream._STATE[:] = [recipe, "raise", 0, tmp_path, main]
+        stream.split_folder(tmp_path, 0, "train").mkdir()
+        return stream.EncodeTask(0, "train", 0, 1)
+
+    yield make
+    stream._STATE.clear()
 
 
-def test_an_encode_task_run_in_the_main_process_without_its_ticket_is_an_error_not_a_wait(tmp_path):
-    task = _ticket_state(tmp_path, os.getpid())
-    try:
-        with pytest.raises(InternalError, match="encode ticket of split 'train' was not written"):
-            list(stream.run_encode(task))
-    finally:
-        stream._STATE.clear()
+@pytest.mark.parametrize("main", [
+    pytest.param(lambda: os.getpid(), id="run-in-the-main-process"),
+    pytest.param(lambda: os.getppid() + 10**6, id="orphaned-worker"),  # not this process's parent
+])
+def test_an_encode_task_no_one_can_write_the_ticket_for_is_an_error_not_a_wait(ticket_state, main):
+    task = ticket_state(main())
+    with pytest.raises(InternalError, match="encode ticket of split 'train' was not written"):
+        list(stream.run_encode(task))
 
 
-def test_a_worker_whose_main_process_is_gone_stops_waiting_for_the_ticket(tmp_path):
-    task = _ticket_state(tmp_path, os.getppid() + 10**6)  # not this process's parent: it was orphaned
-    try:
-        with pytest.raises(InternalError, match="was not written"):
-            list(stream.run_encode(task))
-    finally:
-        stream._STATE.clear()
-
-
-def test_a_worker_waits_for_the_ticket_the_main_process_writes_later(tmp_path):
-    task = _ticket_state(tmp_path, os.getppid())  # as a worker: its parent is the main process
+def test_a_worker_waits_for_the_ticket_the_main_process_writes_later(tmp_path, ticket_state):
+    task = ticket_state(os.getppid())  # as a worker: its parent is the main process
     folder = stream.split_folder(tmp_path, 0, "train")
     rows = [("race", "p", "p#0", "Text.", "Why?", ["w", "x", "y", "z"], [0], "f", "#0")]
     with open(folder / "kept.pickle", "wb") as fh:
@@ -132,7 +132,6 @@ def test_a_worker_waits_for_the_ticket_the_main_process_writes_later(tmp_path):
         [(kind, split, part, last)] = list(stream.run_encode(task))
     finally:
         writer.join()
-        stream._STATE.clear()
     assert (kind, split, last, part.texts, part.tsv) == ("part", "train", folder, (len("Text.Why?wxyz"),), None)
     line = Path(part.jsonl).read_text(encoding="utf-8")
     assert '"answer1": "y", "answer2": "x", "answer3": "w", "answer4": "z"' in line  # w correct, in slot 3
