@@ -240,13 +240,13 @@ def measure(cmd: list[str], *, cwd=None, env=None, sample: bool = True) -> dict:
             while not stop.wait(0.02):
                 peak[0] = max(peak[0], sum(_pss_kib(p) for p in _tree(proc.pid)))
 
-        sampler = threading.Thread(target=sample_pss, daemon=True)
-        if sample:
+        sampler = threading.Thread(target=sample_pss, daemon=True) if sample else None
+        if sampler:
             sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)  # the child's rusage: maxrss of the largest process of its tree
         wall = time.perf_counter() - start
         stop.set()
-        if sample:
+        if sampler:
             sampler.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
         out_fh.seek(0)
