@@ -48,8 +48,8 @@ def main() -> None:
 
     written = stream._written
 
-    def timed_written(result, outputs, message):
-        written(result, outputs, message)
+    def timed_written(result, outputs, message, source=""):
+        written(result, outputs, message, source)
         if message[0] == "counts":
             note("a whole-source task written")
 

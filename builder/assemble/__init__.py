@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-from schemas.io import dumps_json, sha256_file, staging_dir, write_text_atomic
+from schemas.io import dumps_json, staging_dir, write_text_atomic
 from schemas.runtime.provenance import library_versions
 
 from ..recipe import Recipe
@@ -95,19 +95,9 @@ def assemble(recipe: Recipe, out: str | Path, *, on_error: str = "raise", seed: 
     out = Path(out)
     result = Assembly(recipe=recipe, seed=recipe.seed if seed is None else seed, on_error=on_error)
     with staging_dir(out, marker="manifest.json", what="assemble") as tmp:
-        names = stream_assembly(result, tmp, jobs=jobs, wrap=wrap)
-        man = manifest(result, hash_files(tmp, names))
+        man = manifest(result, stream_assembly(result, tmp, jobs=jobs, wrap=wrap))
         write_text_atomic(tmp / "manifest.json", dumps_json(man))
     return result, man
-
-
-def hash_files(folder: Path, names) -> dict[str, str]:
-    """``{name: sha256}`` of files in ``folder``, sorted by name, hashed on threads (hashlib releases the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    names = sorted(names)
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return dict(zip(names, pool.map(lambda name: sha256_file(folder / name), names)))
 
 
 __all__ = ["Assembly", "Count", "InternalError", "assemble", "manifest", "output_splits", "versions"]

@@ -470,8 +470,9 @@ def _shuffled(fh, count: int, positions, orders):
         done += len(rows)
 
 
-def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | None = None) -> list[str]:
-    """Assemble ``result.recipe`` into ``folder`` (a staging folder), fill ``result``'s counts, return the files."""
+def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | None = None) -> dict[str, str]:
+    """Assemble ``result.recipe`` into ``folder`` (a staging folder), fill ``result``'s counts; return
+    ``{name: sha256}`` of the files (:meth:`builder.assemble.output.Outputs.finish`)."""
     recipe = result.recipe
     result.ledger = CountLedger()
     result.n_rows = {split: 0 for split in output_splits(recipe)}
@@ -526,7 +527,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
             if _release(result, outputs, held, turn) != len(recipe.sources):
                 raise InternalError("internal error: the assembly ended before every source was written")
             progress.start(0, "")
-            names = outputs.finish()
+            files = outputs.finish()
             result.check_counts()  # before the files are renamed into place
     finally:
         gc.set_threshold(*thresholds)
@@ -534,7 +535,7 @@ def stream_assembly(result, folder: Path, *, jobs: int = 1, wrap: Callable | Non
         _READERS.clear()
         store.close()
         shutil.rmtree(spill, ignore_errors=True)
-    return names
+    return files
 
 
 def _release(result, outputs: Outputs, held: dict[int, list], turn: int) -> int:
