@@ -245,11 +245,6 @@ def one_task(files: dict[str, tuple[int, str]]) -> bool:
     return all(count <= FILES_PER_TASK for count, _ in files.values())
 
 
-def drop_line(drop) -> str:
-    """A ledger line, as :func:`schemas.io.write_jsonl_atomic` writes it."""
-    return json.dumps(drop.to_dict(), ensure_ascii=False, sort_keys=True)
-
-
 _READERS: dict = {}
 _FOLDERS = itertools.count()
 
@@ -285,7 +280,7 @@ def run_task(task: Task):
         out = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct, it.file,
                 it.record, it.meta if meta else None, key_digest(digest, it) if digest else None,
                 verdict(steps, task.stop, it) if pre else None) for it in items]
-        drops = [(pos, d.reason, drop_line(d)) for pos, d in ledger.drops]
+        drops = [(pos, d.reason, d.line()) for pos, d in ledger.drops]
         ledger.drops = []
         return read, out, drops
 
@@ -369,7 +364,7 @@ class _SplitRun:
         self.result.ledger.total += len(drops)
 
     def _keep(self, items) -> None:
-        self._drops([(pos, d.reason, drop_line(d)) for pos, d in self.ctx.ledger.drops])
+        self._drops([(pos, d.reason, d.line()) for pos, d in self.ctx.ledger.drops])
         self.ctx.ledger.drops = []
         if items:
             rows = [(it.corpus, it.passage_id, it.question_id, it.passage, it.question, it.options, it.correct,

