@@ -1,5 +1,3 @@
-import sys
+from builder.cli.main import console
 
-from builder.cli.main import main
-
-sys.exit(main())
+console()
