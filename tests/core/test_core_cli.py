@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from builder.cli import main as cli_main
@@ -48,3 +49,17 @@ def test_console_script_runs():
     proc = subprocess.run([sys.executable, "-m", "builder", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0
     assert "builder" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "builder", "assemble", "no-such-recipe.yaml", "--out", "x"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: no-such-recipe.yaml")
+
+
+def test_the_console_script_exits_with_the_code_of_main_after_freezing_the_collector(monkeypatch):
+    import gc
+
+    calls = []
+    monkeypatch.setattr(cli_main, "main", lambda: calls.append("main") or 3)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    with pytest.raises(SystemExit) as exc:
+        cli_main.console()
+    assert exc.value.code == 3 and calls == ["main", "freeze"]

@@ -26,7 +26,7 @@ from builder.cli.main import cli
 ROOT = Path(__file__).parents[2]
 DATA = ROOT / "tests" / "data"
 #: What the ``builder`` console script runs (``python -m builder.cli.main`` would load the module twice).
-CONSOLE_SCRIPT = "import sys; from builder.cli.main import main; sys.exit(main(sys.argv[1:]))"
+CONSOLE_SCRIPT = "from builder.cli.main import console; console()"
 
 
 @pytest.fixture(scope="module")
