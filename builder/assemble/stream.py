@@ -25,8 +25,8 @@ With bounded memory, using the cores:
    split's ticket (:meth:`_SplitRun.finish`); the split's drops go to
    ``dropped.jsonl``, reader errors first, then step by step.
 5. **Encoding** (worker processes): the split's encode tasks
-   (:class:`EncodeTask`, planned after its last task, one per
-   :data:`TASKS_PER_PART` tasks) wait for the ticket, shuffle the options of their part of the spilled rows and encode
+   (:class:`EncodeTask`, one per :data:`TASKS_PER_PART` tasks, planned
+   after the last task of every split of the source) wait for the ticket, shuffle the options of their part of the spilled rows and encode
    them into files (:func:`builder.assemble.output.encode_part`); this process
    appends the parts in order (:meth:`builder.assemble.output.Outputs.write`)
    while the workers encode the next ones.
@@ -216,9 +216,17 @@ def plan(recipe, on_error: str, info: dict):
 
 
 def _split_tasks(index: int, stops_: tuple[int, int], files: dict[str, tuple[int, str]]):
-    """The tasks of a source of several tasks: each split's, then its encode tasks."""
+    """The tasks of a source of several tasks: each split's, then the encode tasks of every split.
+
+    A split's encode tasks wait for its ticket, which this process writes
+    once it has taken the split's last results: handed out after the next
+    split's tasks, they find it written, where a worker handed them right
+    after the split's own tasks waited for it (RACE's train split: up to
+    0.15 s, while the other worker read the last files).
+    """
     part, whole = stops_
     natives = list(files)
+    encode: list[EncodeTask] = []
     for native in natives:
         count, joined = files[native]
         n_tasks = max(1, -(-count // FILES_PER_TASK))
@@ -234,9 +242,10 @@ def _split_tasks(index: int, stops_: tuple[int, int], files: dict[str, tuple[int
                 if end == len(joined):
                     break
             yield Task(index, native, tuple(chunk), whole if n_tasks == 1 else part, j == 0, j == n_tasks - 1, parts)
-        yield from (EncodeTask(index, native, k, parts, native == natives[-1] and k == parts - 1)
-                    for k in range(parts))
+        encode.extend(EncodeTask(index, native, k, parts, native == natives[-1] and k == parts - 1)
+                      for k in range(parts))
         files[native] = (0, "")
+    yield from encode
 
 
 def one_task(files: dict[str, tuple[int, str]]) -> bool:

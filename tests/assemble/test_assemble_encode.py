@@ -152,6 +152,12 @@ def test_the_sources_read_whole_are_planned_first_and_written_in_the_recipes_ord
     assert {s for _, s in kinds[len(whole):]} == {0}
     ends = [t for t in tasks if isinstance(t, stream.EncodeTask) and t.end]
     assert len(ends) == 1 and ends[0].native == list(recipe.sources[0].splits)[-1]
+    # every split's tasks, then the encode tasks of each split in turn: none waits for a ticket behind the reading
+    rest = tasks[len(whole):]
+    reads = [(type(t).__name__, t.native) for t in rest if isinstance(t, stream.Task)]
+    encodes = [(type(t).__name__, t.native, t.part) for t in rest if isinstance(t, stream.EncodeTask)]
+    assert [(type(t).__name__, t.native) for t in rest[:len(reads)]] == reads
+    assert encodes == [("EncodeTask", native, 0) for native in recipe.sources[0].splits]
     assemble(recipe, tmp_path / "out", jobs=2)
     datasets = pq.read_table(tmp_path / "out" / "train.parquet", columns=["dataset"]).column(0).to_pylist()
     firsts = list(dict.fromkeys(datasets))
