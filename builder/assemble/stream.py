@@ -295,7 +295,7 @@ def run_task(task: Task):
 
     batch, read = [], 0
     for path in task.files:
-        for rec in reader.parse_file(task.native, Path(path)):
+        for rec in reader.parse_file(task.native, path):  # a string (builder.readers.base.Reader.files)
             read += 1
             if rec.split != task.native:
                 where = (f"asked for {', '.join(spec.splits)}" if rec.split not in spec.splits

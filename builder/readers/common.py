@@ -129,7 +129,7 @@ class SourceReader(Reader):
             raise RecipeError(f"unknown {self.name} split {split!r}; allowed: {', '.join(self.SPLITS)}",
                               field="splits")
 
-    def locate(self, split: str) -> list[Path]:
+    def locate(self, split: str) -> list[str] | list[Path]:
         """The files of one split, in reading order; raise :class:`SourceNotFoundError` if absent."""
         raise NotImplementedError
 
@@ -137,13 +137,13 @@ class SourceReader(Reader):
         """Splits read when none are named: the native ones that are present."""
         return list(self.SPLITS)
 
-    def files(self) -> list[tuple[str, Path]]:
+    def files(self) -> list[tuple[str, str | Path]]:
         """``(split, path)`` pairs to read; resolved once and cached."""
         if self._files is not None:
             return self._files
         if not self.root.exists():
             raise SourceNotFoundError(f"{self.name} source folder not found", file=self.root)
-        pairs: list[tuple[str, Path]] = []
+        pairs: list[tuple[str, str | Path]] = []
         if self.splits is not None:
             for split in self.splits:
                 pairs.extend((split, p) for p in self.locate(split))
@@ -161,7 +161,7 @@ class SourceReader(Reader):
         return pairs
 
     # -- helpers for parse_file ----------------------------------------------
-    def rel(self, path: Path) -> str:
+    def rel(self, path: str | Path) -> str:
         """``path`` relative to ``root`` with ``/`` separators (string slicing: pathlib is slow per file)."""
         text, prefix = str(path), self.__dict__.get("_prefix")
         if prefix is None:

@@ -212,7 +212,8 @@ class JsonlReader(_MappedReader):
     name = "jsonl"
     EXT = ".jsonl"
 
-    def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+    def parse_file(self, split: str, path: str | Path) -> Iterator[RawMCItem | BadRecord]:
+        path = Path(path)
         rel = self.rel(path)
         for got in self.jsonl_objects(split, path):
             if isinstance(got, BadRecord):
@@ -252,7 +253,8 @@ class CsvReader(_MappedReader):
         if delimiter is not None and not (isinstance(delimiter, str) and len(delimiter) == 1):
             raise RecipeError(f"option delimiter must be one character; found {delimiter!r}", field="delimiter")
 
-    def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+    def parse_file(self, split: str, path: str | Path) -> Iterator[RawMCItem | BadRecord]:
+        path = Path(path)
         rel = self.rel(path)
         delimiter = self.options["delimiter"] or ("\t" if path.suffix == ".tsv" else ",")
         text = self.read_text(path, self.options["encoding"])

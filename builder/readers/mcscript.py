@@ -66,7 +66,8 @@ class MCScriptReader(SourceReader):
             raise SourceNotFoundError(f"MCScript file not found (expected {split}-data.xml)", file=path)
         return [path]
 
-    def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+    def parse_file(self, split: str, path: str | Path) -> Iterator[RawMCItem | BadRecord]:
+        path = Path(path)
         done: list[_Instance] = []
         state = {"inst": None, "question": None, "buf": None}
         parser = expat.ParserCreate()

@@ -95,7 +95,8 @@ class MCTestReader(SourceReader):
         self.require_file(base / f"{stem}.ans", "answer key")
         return [tsv]
 
-    def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+    def parse_file(self, split: str, path: str | Path) -> Iterator[RawMCItem | BadRecord]:
+        path = Path(path)
         ans_path = self.require_file(path.with_suffix(".ans"), "answer key")
         stories = _lines(self.read_text(path))
         keys = _lines(self.read_text(ans_path))

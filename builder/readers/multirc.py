@@ -96,7 +96,8 @@ class MultiRCReader(SourceReader):
                                       " or splitv2/*-fixedIds.json)", file=path)
         return [path]
 
-    def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+    def parse_file(self, split: str, path: str | Path) -> Iterator[RawMCItem | BadRecord]:
+        path = Path(path)
         if path.suffix == ".jsonl":
             yield from self._parse_superglue(split, path)
         else:

@@ -46,20 +46,22 @@ class RaceReader(SourceReader):
         inner = self.root / "RACE"
         return inner if inner.is_dir() else self.root
 
-    def locate(self, split: str) -> list[Path]:
+    def locate(self, split: str) -> list[str]:
+        """The files of ``split``, as strings (:meth:`builder.readers.base.Reader.files`)."""
         folder = self._base() / split
         if not folder.is_dir():
             raise SourceNotFoundError(f"RACE split folder not found (expected RACE/{split}/{{middle,high}}/*.txt)",
                                       file=folder)
-        paths: list[Path] = []
+        paths: list[str] = []
         for level in sorted(p for p in folder.iterdir() if p.is_dir()):
             with os.scandir(level) as entries:  # scandir: no stat call per file
                 names = sorted((e.name for e in entries if e.name.endswith(".txt") and e.is_file()),
                                key=natural_key)
-            paths.extend(level / name for name in names)
+            prefix = os.path.join(level, "")
+            paths.extend(prefix + name for name in names)
         return paths
 
-    def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+    def parse_file(self, split: str, path: str | Path) -> Iterator[RawMCItem | BadRecord]:
         obj, bad = self.load_json(split, path)
         if bad is not None:
             yield bad

@@ -41,7 +41,8 @@ class ReClorReader(SourceReader):
             raise SourceNotFoundError(f"ReClor file not found (expected {split}.json)", file=path)
         return [path]
 
-    def parse_file(self, split: str, path: Path) -> Iterator[RawMCItem | BadRecord]:
+    def parse_file(self, split: str, path: str | Path) -> Iterator[RawMCItem | BadRecord]:
+        path = Path(path)
         rel = self.rel(path)
         for got in self.json_array_rows(split, path, _FIELDS):
             if isinstance(got, BadRecord):

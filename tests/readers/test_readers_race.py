@@ -111,3 +111,15 @@ def test_registry_and_constructor_contract(sources):
         READERS["race"](sources / "race", colour="red")
     assert READERS["race"](sources / "race").license == "RACE-research"
     assert READERS["race"](sources / "race", license="CC-BY-4.0").license == "CC-BY-4.0"
+
+
+@pytest.mark.parametrize("name", ["race", "sciq", "mctest", "reclor", "mcscript"])
+def test_a_reader_reads_a_file_from_its_path_as_a_string_or_a_path(sources, name):
+    # the assembly hands its workers the paths as strings (Reader.files); RACE lists strings itself
+    from pathlib import Path
+
+    reader = READERS[name](sources / name, on_error="skip")
+    listed = reader.files()
+    assert listed and all(isinstance(path, str) == reader.many_files for _, path in listed)
+    for split, path in listed:
+        assert list(reader.parse_file(split, str(path))) == list(reader.parse_file(split, Path(path)))
