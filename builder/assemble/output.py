@@ -12,7 +12,9 @@ memory does not grow with the corpus; each row group is compressed and written
 on a thread), and when the recipe asks ``<split>.jsonl`` and ``<split>.tsv``;
 then ``dropped.jsonl``. Each file is written under a temporary name and renamed
 when complete (:func:`schemas.io.atomic_path`), inside the staging folder that
-replaces the output folder as a whole.
+replaces the output folder as a whole. :meth:`Outputs.finish` gives the sha256 of
+every file for the manifest: the files of lines are hashed while the last row
+groups are written.
 
 The lines are what ``json.dumps(row, ensure_ascii=False, sort_keys=True)``
 and ``csv.writer`` with tabs and minimal quoting write (:func:`schemas.io.tsv_field`, which
@@ -92,7 +94,7 @@ class _Split:
         self.writer, self.writing = writer, None
         stack.callback(self.wait)
         self.jsonl = self.tsv = None
-        self.lines: dict[str, Path] = {}  # the same of the files of lines
+        self.lines: dict[str, Path] = {}  # each file of lines: its name and the temporary path it is written at
         if "jsonl" in formats:
             self.jsonl = _binary_file(folder / f"{split}.jsonl", stack, self.lines)
         if "tsv" in formats:

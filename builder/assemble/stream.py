@@ -26,8 +26,9 @@ With bounded memory, using the cores:
    ``dropped.jsonl``, reader errors first, then step by step.
 5. **Encoding** (worker processes): the split's encode tasks
    (:class:`EncodeTask`, one per :data:`TASKS_PER_PART` tasks, planned
-   after the last task of every split of the source) wait for the ticket, shuffle the options of their part of the spilled rows and encode
-   them into files (:func:`builder.assemble.output.encode_part`); this process
+   after the last task of every split of the source) wait for the ticket,
+   shuffle the options of their part of the spilled rows and encode them
+   into files (:func:`builder.assemble.output.encode_part`); this process
    appends the parts in order (:meth:`builder.assemble.output.Outputs.write`)
    while the workers encode the next ones.
 

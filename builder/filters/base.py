@@ -94,8 +94,8 @@ class Drop:
         return (f'{{"file": {_json_text(self.file)}, "message": {_json_text(self.message)}, "native_split": '
                 f'{_json_text(self.native_split)}, "passage_id": {_json_text(self.passage_id)}, "question_id": '
                 f'{_json_text(self.question_id)}, "reason": {_json_text(self.reason)}, "record_id": '
-                f'{_json_text(self.record_id)}, "source": {_json_text(self.source)}, "split": {_json_text(self.split)}, '
-                f'"step": {_json_text(self.step)}}}')
+                f'{_json_text(self.record_id)}, "source": {_json_text(self.source)}, '
+                f'"split": {_json_text(self.split)}, "step": {_json_text(self.step)}}}')
 
 
 class Ledger:
