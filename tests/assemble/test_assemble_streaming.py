@@ -240,6 +240,8 @@ def test_a_ledger_line_is_what_json_dumps_writes_of_the_drop(fields, odd):
     # a field that is not a string (a reader's record number) is written as json.dumps writes it too
     odd_drop = dataclasses.replace(drop, **{Drop.__slots__[odd]: odd})
     assert odd_drop.line() == json.dumps(odd_drop.to_dict(), ensure_ascii=False, sort_keys=True)
+    no_text = Drop(*range(10))  # and so is a drop of no string at all
+    assert no_text.line() == json.dumps(no_text.to_dict(), ensure_ascii=False, sort_keys=True)
 
 
 #: a digest's two 64-bit halves drawn apart, the first from few values (digests that share it, so the
