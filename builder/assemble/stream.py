@@ -41,7 +41,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-import json
 import os
 import pickle
 import shutil
