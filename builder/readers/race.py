@@ -15,6 +15,7 @@ appends ``"#<question index>"``; ``record`` is ``"#<question index>"``.
 """
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Iterator
@@ -26,6 +27,8 @@ from .common import SourceReader, letters, natural_key
 
 _FIELDS = ("article", "questions", "options", "answers")
 _LETTERS = {chr(ord("A") + i): i for i in range(26)}
+#: ``str`` for ever: ``all(map(isinstance, options, _STR))`` checks a question's options without a Python frame each
+_STR = itertools.repeat(str)
 
 
 class RaceReader(SourceReader):
@@ -90,12 +93,11 @@ class RaceReader(SourceReader):
         meta_id = obj.get("id")
         for i, (question, opts, answer) in enumerate(zip(questions, options, answers)):
             record = f"#{i}"
-            if not isinstance(question, str) or not isinstance(opts, list) \
-                    or not all(isinstance(o, str) for o in opts):
+            if not isinstance(question, str) or not isinstance(opts, list) or not all(map(isinstance, opts, _STR)):
                 yield self.bad(split, path, record, "bad_value",
                                f"fields questions[{i}]/options[{i}] must be a string and a list of strings")
                 continue
-            idx = _LETTERS.get(answer, -1)
+            idx = _LETTERS.get(answer, -1) if isinstance(answer, str) else -1  # a list is no key
             if not 0 <= idx < len(opts):
                 yield self.bad(split, path, record, "answer_out_of_range",
                                f"field answers[{i}]: answer letter must be one of {letters(len(opts))}, "

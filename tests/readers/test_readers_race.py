@@ -123,3 +123,16 @@ def test_a_reader_reads_a_file_from_its_path_as_a_string_or_a_path(sources, name
     assert listed and all(isinstance(path, str) == reader.many_files for _, path in listed)
     for split, path in listed:
         assert list(reader.parse_file(split, str(path))) == list(reader.parse_file(split, Path(path)))
+
+
+@pytest.mark.parametrize("answer", [["A"], {"letter": "A"}, 0, None, "a", "E"])
+def test_an_answer_that_is_not_a_letter_of_the_options_is_a_bad_record_not_a_crash(tmp_path, answer):
+    folder = tmp_path / "RACE" / "train" / "high"
+    folder.mkdir(parents=True)
+    (folder / "1.txt").write_text(json.dumps({"article": "A text.", "questions": ["Why?", "How?"],
+                                              "options": [["a", "b", "c", "d"]] * 2, "answers": [answer, "B"]}))
+    recs = list(READERS["race"](tmp_path, ["train"], on_error="skip"))
+    assert [(type(r).__name__, r.record) for r in recs] == [("BadRecord", "#0"), ("RawMCItem", "#1")]
+    assert recs[0].reason == "answer_out_of_range" and repr(answer) in recs[0].message
+    with pytest.raises(SourceError, match=r"1\.txt, #0: field answers\[0\]: answer letter must be one of A-D"):
+        list(READERS["race"](tmp_path, ["train"]))
