@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from schemas.features import arrow_schema
-from schemas.io import atomic_path, tsv_field
+from schemas.io import atomic_path, sha256_file, tsv_field
 
 #: A row group is written when the buffered rows hold this much text (characters) ...
 ROW_GROUP_TEXT = 32 * 1024 * 1024
@@ -215,7 +215,7 @@ _JSON_PER_ROW = ("answer1", "answer2", "answer3", "answer4", "correct_answer", "
 
 @dataclass(frozen=True)
 class Encoded:
-    """Rows of one source and output split, ready to append: every column, their text length, the lines."""
+    """Rows of one source and output split, ready for a part's files: every column, their text length, the lines."""
 
     cols: dict
     text: int  # characters of passage, question and answers (for the row-group size)
@@ -274,7 +274,7 @@ def record_batch(schema, cols: dict[str, list]):
 
 def encode_rows(split: str, dataset: str, license_: str, language: str, formats, cols: dict[str, list]) -> Encoded:
     """The rows given as columns (``passage_id`` to ``correct_answer_num``, ``corpus``, ``file``, ``record``),
-    encoded for :meth:`Outputs.write`: the JSON lines and TSV rows only when ``formats`` holds them."""
+    encoded for :func:`encode_part`: the JSON lines and TSV rows only when ``formats`` holds them."""
     n = len(cols["question_id"])
     full = {**cols, "dataset": [dataset] * n, "split": [split] * n, "language": [language] * n,
             "license": [license_] * n}
@@ -341,8 +341,6 @@ class Outputs:
         last row groups are written (hashlib and Arrow release the GIL), and
         the Parquet files once closed.
         """
-        from schemas.io import sha256_file
-
         lines = {name: path for out in [*self.splits.values(), self] for name, path in out.lines.items()}
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="sha256") as pool:
             digests = {name: pool.submit(sha256_file, path) for name, path in lines.items()}
