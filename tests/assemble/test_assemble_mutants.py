@@ -808,3 +808,61 @@ def test_a_row_group_counts_the_text_of_its_own_rows_from_zero(tmp_path, monkeyp
         outputs.finish()
     meta = pq.ParquetFile(tmp_path / "train.parquet").metadata
     assert [meta.row_group(k).num_rows for k in range(meta.num_row_groups)] == [3, 2]
+
+
+def _backend() -> str:
+    import pyarrow as pa
+
+    return pa.default_memory_pool().backend_name
+
+
+@pytest.fixture
+def system_pool(monkeypatch):
+    """Arrow's default pool is the system allocator for the test, and whatever it was afterwards."""
+    import pyarrow as pa
+
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    yield
+    pa.set_memory_pool(previous)
+
+
+def test_the_outputs_allocate_from_jemalloc_and_give_the_default_back(tmp_path, system_pool):
+    # mimalloc zeroed a 2 MiB huge page for each fault of the Parquet writer's buffers (output.arrow_memory)
+    import pyarrow as pa
+
+    if "jemalloc" not in pa.supported_memory_backends():
+        pytest.skip("this pyarrow has no jemalloc")
+    (tmp_path / "a").mkdir()
+    with pytest.raises(RuntimeError, match="stop"), contextlib.ExitStack() as stack:
+        Outputs(tmp_path / "a", ["train"], ("parquet",), stack)
+        assert _backend() == "jemalloc"
+        raise RuntimeError("stop")
+    assert _backend() == "system"
+    (tmp_path / "b").mkdir()
+    with contextlib.ExitStack() as stack:
+        outputs = Outputs(tmp_path / "b", ["train"], ("parquet",), stack)
+        outputs.write("train", encode_part(tmp_path / "part", "train", "demo", "MIT", "eng_Latn", ("parquet",),
+                                           [one_row(3)]))
+        outputs.finish()
+        assert _backend() == "jemalloc"
+    assert _backend() == "system"
+    assert pq.read_table(tmp_path / "b" / "train.parquet").column("passage").to_pylist() == ["xxx"]
+
+
+def test_a_pool_the_user_chose_and_a_pyarrow_without_jemalloc_keep_the_default(monkeypatch, system_pool):
+    import pyarrow as pa
+
+    monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "system")
+    with output.arrow_memory():
+        assert _backend() == "system"
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL")
+
+    def no_jemalloc():
+        raise NotImplementedError("jemalloc")
+
+    monkeypatch.setattr(pa, "jemalloc_memory_pool", no_jemalloc)
+    with output.arrow_memory():
+        assert _backend() == "system"
+    assert _backend() == "system"
