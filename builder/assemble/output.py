@@ -9,8 +9,8 @@ group is due. Per output split, ``<split>.parquet`` (an Arrow
 :class:`pyarrow.parquet.ParquetWriter`, a row group each time the buffered rows
 hold :data:`ROW_GROUP_TEXT` characters of text or :data:`ROW_GROUP_ROWS` rows, so
 memory does not grow with the corpus; each row group is compressed and written
-on a thread), and when the recipe asks ``<split>.jsonl`` and ``<split>.tsv``;
-then ``dropped.jsonl``. Each file is written under a temporary name and renamed
+on a thread, with Arrow's memory from jemalloc: :func:`arrow_memory`), and when
+the recipe asks ``<split>.jsonl`` and ``<split>.tsv``; then ``dropped.jsonl``. Each file is written under a temporary name and renamed
 when complete (:func:`schemas.io.atomic_path`), inside the staging folder that
 replaces the output folder as a whole. :meth:`Outputs.finish` gives the sha256 of
 every file for the manifest: the files of lines are hashed while the last row
@@ -134,8 +134,9 @@ class _Split:
 def _write_group(parquet, table) -> None:
     """One row group: the batches joined into one array per column, so its bytes do not depend on the batches.
 
-    Arrow's allocator then gives back what it freed: the process would otherwise keep the largest row group's
-    memory twice over (about 25 MiB of the 1x benchmark's 300).
+    Arrow's pool (:func:`arrow_memory`) then gives back what it freed, so the memory of the largest row group
+    is not kept to the end (with mimalloc this was 25 MiB of the 1x benchmark's 300; with jemalloc the peak
+    barely moves, as jemalloc gives back on its own after a while).
     """
     import pyarrow as pa
 
