@@ -10,11 +10,12 @@ group is due. Per output split, ``<split>.parquet`` (an Arrow
 hold :data:`ROW_GROUP_TEXT` characters of text or :data:`ROW_GROUP_ROWS` rows, so
 memory does not grow with the corpus; each row group is compressed and written
 on a thread, with Arrow's memory from jemalloc: :func:`arrow_memory`), and when
-the recipe asks ``<split>.jsonl`` and ``<split>.tsv``; then ``dropped.jsonl``. Each file is written under a temporary name and renamed
-when complete (:func:`schemas.io.atomic_path`), inside the staging folder that
-replaces the output folder as a whole. :meth:`Outputs.finish` gives the sha256 of
-every file for the manifest: the files of lines are hashed while the last row
-groups are written.
+the recipe asks ``<split>.jsonl`` and ``<split>.tsv``; then ``dropped.jsonl``.
+Each file is written under a temporary name and renamed when complete
+(:func:`schemas.io.atomic_path`), inside the staging folder that replaces the
+output folder as a whole. :meth:`Outputs.finish` gives the sha256 of every file
+for the manifest: the files of lines are hashed while the last row groups are
+written.
 
 The lines are what ``json.dumps(row, ensure_ascii=False, sort_keys=True)``
 and ``csv.writer`` with tabs and minimal quoting write (:func:`schemas.io.tsv_field`, which
