@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -116,8 +117,6 @@ def test_registry_and_constructor_contract(sources):
 @pytest.mark.parametrize("name", ["race", "sciq", "mctest", "reclor", "mcscript"])
 def test_a_reader_reads_a_file_from_its_path_as_a_string_or_a_path(sources, name):
     # the assembly hands its workers the paths as strings (Reader.files); RACE lists strings itself
-    from pathlib import Path
-
     reader = READERS[name](sources / name, on_error="skip")
     listed = reader.files()
     assert listed and all(isinstance(path, str) == reader.many_files for _, path in listed)
